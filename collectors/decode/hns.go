@@ -1,0 +1,98 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// HNSNetwork is one network in the HNS v1 schema `Get-HnsNetwork | ConvertTo-Json` prints.
+type HNSNetwork struct {
+	ID                 Str
+	Name               Str
+	Type               Str // L2Bridge, Overlay, NAT/ICS, Transparent; case varies by build
+	Subnets            []HNSSubnet
+	ManagementIP       Str
+	NetworkAdapterName Str
+	State              Int
+}
+
+// HNSSubnet is one subnet of a network. With PowerShell's default -Depth 2 a subnet can
+// arrive as the string "@{AddressPrefix=10.200.2.0/24; GatewayAddress=10.200.2.1}"; that
+// form is read too.
+type HNSSubnet struct {
+	AddressPrefix  string
+	GatewayAddress string
+}
+
+func (s *HNSSubnet) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		kv := HashtableString(v)
+		s.AddressPrefix, s.GatewayAddress = kv["AddressPrefix"], kv["GatewayAddress"]
+		return nil
+	}
+	var raw struct{ AddressPrefix, GatewayAddress Str }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	s.AddressPrefix, s.GatewayAddress = string(raw.AddressPrefix), string(raw.GatewayAddress)
+	return nil
+}
+
+// HashtableString parses PowerShell's list-view rendering of a nested object,
+// "@{Key=Value; Key2=Value2}", into a map.
+func HashtableString(s string) map[string]string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "@{"), "}")
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ";") {
+		k, v, ok := strings.Cut(part, "=")
+		if ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// DecodeHNSNetworks reads hns-networks.json.
+func DecodeHNSNetworks(file string, b []byte) ([]HNSNetwork, error) {
+	ns, err := Array[HNSNetwork](file, b)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range ns {
+		if n.Name == "" && n.ID == "" {
+			return nil, fail(file, nil, "network %d has neither Name nor ID: is this Get-HnsNetwork output?", i+1)
+		}
+	}
+	return ns, nil
+}
+
+// Kind normalizes the network type: "l2bridge", "overlay", "nat", "ics", "transparent", ...
+func (n HNSNetwork) Kind() string { return strings.ToLower(string(n.Type)) }
+
+// Prefixes lists the subnets' address prefixes.
+func (n HNSNetwork) Prefixes() []string {
+	var out []string
+	for _, s := range n.Subnets {
+		if s.AddressPrefix != "" {
+			out = append(out, s.AddressPrefix)
+		}
+	}
+	return out
+}
+
+// FindNetwork looks a network up by name, case-insensitively (the SDN scripts lower-case it).
+func FindNetwork(ns []HNSNetwork, name string) (HNSNetwork, bool) {
+	for _, n := range ns {
+		if strings.EqualFold(string(n.Name), name) {
+			return n, true
+		}
+	}
+	return HNSNetwork{}, false
+}

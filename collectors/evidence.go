@@ -1,0 +1,150 @@
+// Package collectors is the ground floor: the evidence contract (this file is the only
+// place evidence paths are spelled) and everything that gathers evidence.
+package collectors
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Cluster evidence: API objects as JSON, exactly as `kubectl get ... -o json` prints them.
+const (
+	ClusterNodes      = "cluster/nodes.json"      // kubectl get nodes -o json
+	ClusterServices   = "cluster/services.json"   // kubectl get services -A -o json
+	ClusterPods       = "cluster/pods.json"       // kubectl get pods -A -o json (pods on Windows nodes)
+	ClusterEvents     = "cluster/events.json"     // kubectl get events -A -o json (about Windows nodes)
+	ClusterDaemonSets = "cluster/daemonsets.json" // kubectl -n kube-system get daemonsets -o json
+	ClusterConfig     = "cluster/cluster-config.json"
+)
+
+// Node evidence file names. Each is what one node snippet printed, verbatim, stored at
+// nodes/<node>/<name>. The snippet that produces it is collectors/scripts/snippets/<name>.ps1.
+const (
+	NodeHost          = "host.json"              // OS build, computer name, domain, boot time
+	NodeServices      = "services.json"          // Win32_Service rows of the k8s components
+	NodeProcesses     = "processes.json"         // Win32_Process rows of the k8s components
+	NodeHNSNetworks   = "hns-networks.json"      // Get-HnsNetwork | ConvertTo-Json
+	NodeRoutes        = "routes.json"            // Get-NetRoute -AddressFamily IPv4
+	NodeIPAddresses   = "ip-addresses.json"      // Get-NetIPAddress -AddressFamily IPv4
+	NodeImages        = "images.json"            // docker image inspect / crictl inspecti
+	NodeCNIConfig     = "cni-config.json"        // the CNI config file, raw
+	NodeContainerdCfg = "containerd-config.toml" // containerd config.toml, raw
+	NodeKubeletConfig = "kubelet-config.json"    // KubeletConfiguration file, raw (YAML or JSON)
+	NodeKubeProxyLog  = "kube-proxy.log"         // tail of the kube-proxy log
+	NodeKubeletLog    = "kubelet.log"            // tail of the kubelet log
+)
+
+// ErrSuffix marks the companion of an evidence file holding why it could not be collected:
+// "exit N" on the first line, then the readable error text. A probe that finds the file
+// missing reads this to say why.
+const ErrSuffix = ".err"
+
+// SweepErr is the node-level file written when the node could not be reached at all.
+const SweepErr = "sweep.err"
+
+// NodeFile is the path of a node's evidence file.
+func NodeFile(node, name string) string { return path.Join("nodes", node, name) }
+
+// IsNodeFile reports whether a probe's Needs entry names a node file (not a cluster path).
+func IsNodeFile(name string) bool { return !strings.Contains(name, "/") }
+
+// Evidence reads an evidence tree. It is an fs.FS so the same probes run on a live
+// collection (in memory), a folder assembled by hand, or an unpacked bundle.
+type Evidence struct {
+	FS fs.FS
+}
+
+// ErrMissing is returned (wrapped) when an evidence file is absent.
+var ErrMissing = fs.ErrNotExist
+
+// Read returns the bytes at an evidence path. A missing file gives an error wrapping
+// fs.ErrNotExist whose text also carries the recorded collection error, if any.
+func (e Evidence) Read(p string) ([]byte, error) {
+	if e.FS == nil {
+		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
+	}
+	b, err := fs.ReadFile(e.FS, p)
+	if err == nil {
+		return b, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	if why := e.CollectError(p); why != "" {
+		return nil, &MissingError{Path: p, Why: why}
+	}
+	return nil, &MissingError{Path: p}
+}
+
+// CollectError returns the recorded reason the file at p was not collected, or "".
+func (e Evidence) CollectError(p string) string {
+	if e.FS == nil {
+		return ""
+	}
+	if b, err := fs.ReadFile(e.FS, p+ErrSuffix); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	if dir := path.Dir(p); strings.HasPrefix(dir, "nodes/") {
+		if b, err := fs.ReadFile(e.FS, path.Join(dir, SweepErr)); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return ""
+}
+
+// Has reports whether the evidence file exists.
+func (e Evidence) Has(p string) bool {
+	if e.FS == nil {
+		return false
+	}
+	_, err := fs.Stat(e.FS, p)
+	return err == nil
+}
+
+// Nodes lists the node folders present under nodes/, sorted.
+func (e Evidence) Nodes() []string {
+	if e.FS == nil {
+		return nil
+	}
+	entries, err := fs.ReadDir(e.FS, "nodes")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range entries {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MissingError says an evidence file is absent and, when known, why it was not collected.
+type MissingError struct {
+	Path string
+	Why  string
+}
+
+func (m *MissingError) Error() string {
+	if m.Why == "" {
+		return m.Path + ": not collected"
+	}
+	return m.Path + ": not collected: " + firstLine(m.Why)
+}
+
+func (m *MissingError) Unwrap() error { return fs.ErrNotExist }
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	// "exit N" alone on the first line says little; the cause is on the next.
+	lines := strings.SplitN(s, "\n", 3)
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "exit ") {
+		return strings.TrimSpace(lines[0]) + ": " + strings.TrimSpace(lines[1])
+	}
+	return strings.TrimSpace(lines[0])
+}

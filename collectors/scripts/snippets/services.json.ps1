@@ -1,0 +1,11 @@
+$names = 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns'
+@(Get-CimInstance Win32_Service | Where-Object { $names -contains $_.Name } | ForEach-Object {
+    $p = "HKLM:\SYSTEM\CurrentControlSet\Services\$($_.Name)\Parameters"
+    $env = (Get-ItemProperty $p -Name AppEnvironmentExtra -ErrorAction SilentlyContinue).AppEnvironmentExtra
+    $app = (Get-ItemProperty $p -Name AppParameters -ErrorAction SilentlyContinue).AppParameters
+    [pscustomobject]@{
+        Name = $_.Name; State = $_.State; StartMode = $_.StartMode
+        PathName = $_.PathName; ProcessId = $_.ProcessId
+        AppParameters = $app; AppEnvironmentExtra = @($env)
+    }
+}) | ConvertTo-Json -Depth 3

@@ -1,0 +1,113 @@
+// Package transport reaches one Windows node: WinRM (winrm/) or SSH (ssh/). Each
+// implementation runs one command line with a body on stdin and honours ctx: cancelling it
+// or passing its deadline really stops the remote call.
+package transport
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Command is one remote command: a short command line (cmd.exe caps it at 8191
+// characters) and the script body on stdin.
+type Command struct {
+	CommandLine string
+	Stdin       []byte
+}
+
+// Output is what the command printed and its exit status.
+type Output struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+// Transport runs commands on one node.
+type Transport interface {
+	Run(ctx context.Context, cmd Command) (Output, error)
+	Close() error
+}
+
+// Kind names a transport.
+type Kind string
+
+const (
+	WinRM      Kind = "winrm"       // HTTP, port 5985
+	WinRMHTTPS Kind = "winrm-https" // HTTPS, port 5986
+	SSH        Kind = "ssh"         // port 22
+)
+
+// DefaultPort is the well-known port of a transport kind.
+func (k Kind) DefaultPort() int {
+	switch k {
+	case WinRM:
+		return 5985
+	case WinRMHTTPS:
+		return 5986
+	default:
+		return 22
+	}
+}
+
+// ParseKind reads a transport name.
+func ParseKind(s string) (Kind, error) {
+	switch Kind(s) {
+	case WinRM, WinRMHTTPS, SSH:
+		return Kind(s), nil
+	}
+	return "", fmt.Errorf("unknown transport %q (want winrm, winrm-https or ssh)", s)
+}
+
+// Config says how to reach and authenticate to one node. Password is a secret: it is
+// never logged, printed or put on a command line.
+type Config struct {
+	Kind Kind
+	Host string
+	Port int // 0: the kind's default
+
+	User     string
+	Password string `json:"-"`
+
+	// WinRM
+	Auth                  string // "basic" or "ntlm" (default ntlm)
+	CAFile                string // PEM bundle; empty: system roots
+	InsecureSkipTLSVerify bool
+
+	// SSH
+	KeyFile               string
+	UseAgent              bool
+	KnownHosts            string // known_hosts file; empty: ~/.ssh/known_hosts
+	InsecureIgnoreHostKey bool
+
+	// Timeout bounds one Run when ctx has no earlier deadline; 0 means none.
+	Timeout time.Duration
+}
+
+// Address is host:port with the kind's default port filled in.
+func (c Config) Address() string {
+	p := c.Port
+	if p == 0 {
+		p = c.Kind.DefaultPort()
+	}
+	return fmt.Sprintf("%s:%d", c.Host, p)
+}
+
+// Error is a transport failure a person can act on: where, what, and what to try.
+type Error struct {
+	Kind Kind
+	Addr string
+	Op   string // "connect", "authenticate", "verify TLS", "verify host key", "run", ...
+	Err  error
+	Hint string // what to try, ideally a command to paste
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s %s: %s: %v", e.Kind, e.Addr, e.Op, e.Err)
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,163 @@
+// Package engine runs sweeps: discover -> collect -> judge, nodes concurrently with a
+// bound, streaming events so front ends never block on I/O.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+)
+
+// Target is one Windows node and how to reach it.
+type Target struct {
+	Name      string
+	Transport transport.Config
+}
+
+// DialFunc opens a transport to a node.
+type DialFunc func(ctx context.Context, cfg transport.Config) (transport.Transport, error)
+
+// EventKind says what happened.
+type EventKind int
+
+const (
+	NodeStarted   EventKind = iota // a node's sweep began
+	NodeCollected                  // its evidence arrived (Err set when unreachable)
+	NodeJudged                     // its findings are ready
+	Done                           // every node is judged
+)
+
+// Event is one step of a run, sent as it happens.
+type Event struct {
+	Kind     EventKind
+	Node     string
+	Findings []probes.Finding
+	Err      error
+	Elapsed  time.Duration
+}
+
+// Engine collects and judges. Tree holds all evidence gathered so far (cluster evidence
+// is put there by the caller before Probe), so a snapshot or a re-judge sees it.
+type Engine struct {
+	Registry    *probes.Registry
+	Dial        DialFunc
+	Concurrency int           // nodes swept at once; <= 0 means 8
+	Timeout     time.Duration // per node sweep; 0 means none beyond ctx
+	Tree        *collectors.Tree
+	// Params optionally passes parameters to snippets, by snippet name.
+	Params map[string]map[string]any
+}
+
+// Probe sweeps every target and judges it, emitting events (emit may be nil; it is called
+// from several goroutines, one at a time). It returns all findings, sorted.
+func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) []probes.Finding {
+	var mu sync.Mutex
+	send := func(ev Event) {
+		if emit != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			emit(ev)
+		}
+	}
+	limit := e.Concurrency
+	if limit <= 0 {
+		limit = 8
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	var all []probes.Finding
+	var allMu sync.Mutex
+	for _, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+			defer func() {
+				select {
+				case <-sem:
+				default:
+				}
+			}()
+			fs := e.ProbeNode(ctx, t, send)
+			allMu.Lock()
+			all = append(all, fs...)
+			allMu.Unlock()
+		}()
+	}
+	wg.Wait()
+	Sort(all)
+	send(Event{Kind: Done, Findings: all})
+	return all
+}
+
+// ProbeNode sweeps and judges one node.
+func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []probes.Finding {
+	start := time.Now()
+	send(Event{Kind: NodeStarted, Node: t.Name})
+	err := e.Collect(ctx, t, e.Registry.NodeNeeds(e.Registry.Probes()))
+	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start)})
+	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
+	Sort(fs)
+	send(Event{Kind: NodeJudged, Node: t.Name, Findings: fs, Elapsed: time.Since(start)})
+	return fs
+}
+
+// Collect runs one sweep of the named snippets on a node and stores the files in the
+// tree, replacing what was there; an unreachable node gets nodes/<node>/sweep.err.
+func (e *Engine) Collect(ctx context.Context, t Target, names []string) error {
+	if e.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.Timeout)
+		defer cancel()
+	}
+	prefix := "nodes/" + t.Name
+	files, err := e.sweep(ctx, t, names)
+	// Drop the earlier copies, so a file that is no longer collected cannot linger.
+	stale := []string{prefix + "/" + collectors.SweepErr}
+	for _, n := range names {
+		stale = append(stale, prefix+"/"+n, prefix+"/"+n+collectors.ErrSuffix)
+	}
+	e.Tree.Delete(stale...)
+	if err != nil {
+		e.Tree.Put(prefix+"/"+collectors.SweepErr, []byte(sweepErrText(t, err)))
+		return err
+	}
+	e.Tree.PutAll(prefix, files)
+	return nil
+}
+
+func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[string][]byte, error) {
+	tr, err := e.Dial(ctx, t.Transport)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	return collectors.Sweep(ctx, tr, names, e.Params)
+}
+
+func sweepErrText(t Target, err error) string {
+	return fmt.Sprintf("%v\nnode %s over %s (%s)", err, t.Name, t.Transport.Kind, t.Transport.Address())
+}
+
+// Sort orders findings by node, then worst status first, then probe ID.
+func Sort(fs []probes.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Node != b.Node {
+			return a.Node < b.Node
+		}
+		if a.Status != b.Status {
+			return a.Status > b.Status
+		}
+		return a.Probe < b.Probe
+	})
+}

@@ -1,0 +1,101 @@
+package probes
+
+import (
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// netPlan is the HNS network the node should have, and where that expectation came from.
+type netPlan struct {
+	name   string // "l2bridge", "cbr0", "vxlan0"
+	kind   string // "l2bridge" or "overlay" ("" when unknown)
+	source string // the evidence path that says so
+}
+
+// cniKind maps a CNI plugin type to the HNS network type it creates.
+func cniKind(t string) string {
+	switch strings.ToLower(strings.TrimSuffix(t, ".exe")) {
+	case "win-bridge", "wincni", "l2bridge", "sdnbridge", "azure-vnet":
+		return "l2bridge"
+	case "win-overlay", "sdnoverlay":
+		return "overlay"
+	}
+	return ""
+}
+
+// plan derives the expected network from the CNI config, else from kube-proxy's
+// --network-name / KUBE_NETWORK.
+func (c check) plan() (netPlan, bool) {
+	if cni, ok := optional(c, collectors.NodeCNIConfig, decode.DecodeCNIConfig); ok {
+		kind := cniKind(cni.Type)
+		if kind == "" {
+			kind = cniKind(cni.Delegate)
+		}
+		return netPlan{strings.ToLower(cni.Name), kind, collectors.NodeFile(c.node, collectors.NodeCNIConfig)}, true
+	}
+	if name, src := c.kubeProxyNetwork(); name != "" {
+		return netPlan{strings.ToLower(name), "", src}, true
+	}
+	return netPlan{}, false
+}
+
+// kubeProxyNetwork finds the network name kube-proxy is told to use: --network-name on its
+// command line, KUBE_NETWORK in its service environment, or the name its log complains of.
+func (c check) kubeProxyNetwork() (name, source string) {
+	if procs, ok := optional(c, collectors.NodeProcesses, decode.DecodeProcesses); ok {
+		if p, ok := decode.FindProcess(procs, "kube-proxy"); ok {
+			if v := decode.CommandFlags(string(p.CommandLine))["network-name"]; v != "" {
+				return v, collectors.NodeFile(c.node, collectors.NodeProcesses)
+			}
+		}
+	}
+	if svcs, ok := optional(c, collectors.NodeServices, decode.DecodeServices); ok {
+		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
+			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["network-name"]; v != "" {
+				return v, collectors.NodeFile(c.node, collectors.NodeServices)
+			}
+			for _, e := range s.AppEnvironmentExtra {
+				if k, v, ok := strings.Cut(e, "="); ok && strings.EqualFold(k, "KUBE_NETWORK") && v != "" {
+					return v, collectors.NodeFile(c.node, collectors.NodeServices)
+				}
+			}
+		}
+	}
+	if log, err := c.ev.Read(collectors.NodeFile(c.node, collectors.NodeKubeProxyLog)); err == nil {
+		if v := networkFromLog(string(log)); v != "" {
+			return v, collectors.NodeFile(c.node, collectors.NodeKubeProxyLog)
+		}
+	}
+	return "", ""
+}
+
+// networkFromLog finds the last "Unable to find Hns Network specified by X" (winkernel
+// proxier) or "Network X not found" line.
+func networkFromLog(log string) string {
+	name := ""
+	for _, line := range strings.Split(log, "\n") {
+		if _, rest, ok := strings.Cut(line, "Unable to find Hns Network specified by "); ok {
+			name = strings.TrimRight(strings.Fields(rest + " x")[0], ".,\"'")
+			continue
+		}
+		if i := strings.Index(line, "Network "); i >= 0 && strings.Contains(line[i:], " not found") {
+			f := strings.Fields(line[i+len("Network "):])
+			if len(f) > 1 && f[1] == "not" {
+				name = strings.Trim(f[0], "\"'")
+			}
+		}
+	}
+	return name
+}
+
+// isHostOnly says whether a network is one Windows or Docker creates on its own (nat,
+// ICS, the External bridge SDN scripts make first), not a pod network.
+func isHostOnly(n decode.HNSNetwork) bool {
+	switch n.Kind() {
+	case "nat", "ics":
+		return true
+	}
+	return strings.EqualFold(string(n.Name), "external") || strings.EqualFold(string(n.Name), "nat")
+}

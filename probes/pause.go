@@ -1,0 +1,230 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// MultiArchPause is the pause image Microsoft and the Kubernetes docs recommend: a
+// manifest list with a Windows image per build, and wincat for port-forward.
+const MultiArchPause = "mcr.microsoft.com/oss/kubernetes/pause:3.6"
+
+const nanoserverRepo = "mcr.microsoft.com/windows/nanoserver"
+
+// sandbox is the configured pause image and who configures it.
+type sandbox struct {
+	ref     string
+	runtime string // "docker" or "containerd"
+	source  string // evidence path
+}
+
+// sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's
+// --pod-infra-container-image on Docker nodes.
+func (c check) sandboxImage() (sandbox, bool) {
+	svcs, _ := optional(c, collectors.NodeServices, decode.DecodeServices)
+	procs, _ := optional(c, collectors.NodeProcesses, decode.DecodeProcesses)
+	_, dockerSvc := decode.FindService(svcs, "docker")
+	_, dockerProc := decode.FindProcess(procs, "dockerd")
+	if !dockerSvc && !dockerProc {
+		if cfg, ok := optional(c, collectors.NodeContainerdCfg, decode.DecodeContainerdConfig); ok && cfg.SandboxImage != "" {
+			return sandbox{cfg.SandboxImage, "containerd", collectors.NodeFile(c.node, collectors.NodeContainerdCfg)}, true
+		}
+	}
+	if p, ok := decode.FindProcess(procs, "kubelet"); ok {
+		if v := decode.CommandFlags(string(p.CommandLine))["pod-infra-container-image"]; v != "" {
+			return sandbox{v, "docker", collectors.NodeFile(c.node, collectors.NodeProcesses)}, true
+		}
+	}
+	if s, ok := decode.FindService(svcs, "kubelet"); ok {
+		if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["pod-infra-container-image"]; v != "" {
+			return sandbox{v, "docker", collectors.NodeFile(c.node, collectors.NodeServices)}, true
+		}
+	}
+	return sandbox{}, false
+}
+
+// PauseImageProbe (IMG-PAUSE): the configured sandbox image exists locally under exactly
+// that reference.
+type PauseImageProbe struct{}
+
+func (PauseImageProbe) ID() string    { return "IMG-PAUSE" }
+func (PauseImageProbe) Title() string { return "pause (sandbox) image present" }
+func (PauseImageProbe) Needs() []string {
+	return []string{collectors.NodeImages, collectors.NodeProcesses, collectors.NodeServices, collectors.NodeContainerdCfg}
+}
+
+func (p PauseImageProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.ID(), node, ev}
+	sb, ok := c.sandboxImage()
+	if !ok {
+		return []Finding{c.finding(Skip, "no sandbox image configured explicitly (no containerd sandbox_image, no kubelet --pod-infra-container-image)")}
+	}
+	imgs, imgPath, bad := nodeFile(c, collectors.NodeImages, decode.DecodeImages)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	evidence := []string{imgPath, sb.source}
+	if _, ok := decode.FindImage(imgs, sb.ref); ok {
+		f := c.finding(Pass, fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime))
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	f := c.finding(Fail, fmt.Sprintf("pause image %s is not on the node", sb.ref),
+		fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source),
+		"actual: "+tagList(imgs),
+		"pods stay in ContainerCreating with FailedCreatePodSandBox")
+	var choices []*Fix
+	if nano, ok := nanoserverTrap(imgs); ok {
+		f.Details = append(f.Details, fmt.Sprintf("trap: the SDN pause Dockerfile builds FROM %s with no tag (implicit :latest, not published since 2019); this node has it only as %s", nanoserverRepo, nano))
+		choices = append(choices, buildPauseFix(p.ID(), nano, sb.ref))
+	} else if src, ok := sameRepo(imgs, sb.ref); ok {
+		choices = append(choices, tagFix(p.ID(), sb.runtime, src, sb.ref))
+	}
+	choices = append(choices, multiArchFix(p.ID(), sb))
+	f.Fix = choices[0]
+	if len(choices) > 1 {
+		f.Fix = &Fix{ID: "pause-image", Title: "Provide the pause image (choose one)", Kind: choices[0].Kind,
+			Verify: p.ID(), Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
+	}
+	f.Evidence = evidence
+	return []Finding{f}
+}
+
+func tagList(imgs []decode.Image) string {
+	var tags []string
+	for _, im := range imgs {
+		tags = append(tags, im.Tags...)
+	}
+	if len(tags) == 0 {
+		return "no tagged images"
+	}
+	return strings.Join(tags, ", ")
+}
+
+// nanoserverTrap: nanoserver present, but not as :latest.
+func nanoserverTrap(imgs []decode.Image) (string, bool) {
+	if _, ok := decode.FindImage(imgs, nanoserverRepo+":latest"); ok {
+		return "", false
+	}
+	for _, im := range imgs {
+		for _, t := range im.Tags {
+			if decode.Repo(t) == nanoserverRepo {
+				return t, true
+			}
+		}
+	}
+	return "", false
+}
+
+// sameRepo finds a local image of the same repository under another tag.
+func sameRepo(imgs []decode.Image, ref string) (string, bool) {
+	repo := decode.Repo(ref)
+	for _, im := range imgs {
+		for _, t := range im.Tags {
+			if decode.Repo(t) == repo {
+				return t, true
+			}
+		}
+	}
+	return "", false
+}
+
+func buildPauseFix(verify, nano, target string) *Fix {
+	return &Fix{
+		ID: "build-pause", Title: fmt.Sprintf("Tag %s as nanoserver:latest and build %s", nano, target), Kind: NodeScript,
+		Action: "fix-tag-image", Params: map[string]any{"Runtime": "docker", "Source": nano, "Target": nanoserverRepo + ":latest"},
+		Commands: []string{
+			fmt.Sprintf("docker tag %s %s:latest", nano, nanoserverRepo),
+			fmt.Sprintf("cd C:\\k; docker build -t %s .   # the SDN InstallImages.ps1 step, run next", target),
+		},
+		Verify: verify, Precheck: "pause image still missing",
+	}
+}
+
+func tagFix(verify, runtime, src, target string) *Fix {
+	cmd := fmt.Sprintf("docker tag %s %s", src, target)
+	if runtime == "containerd" {
+		cmd = fmt.Sprintf("ctr -n k8s.io images tag --force %s %s", src, target)
+	}
+	return &Fix{
+		ID: "tag-pause", Title: fmt.Sprintf("Tag the local %s as %s", src, target), Kind: NodeScript, Action: "fix-tag-image",
+		Params:   map[string]any{"Runtime": runtime, "Source": src, "Target": target},
+		Commands: []string{cmd}, Verify: verify, Precheck: "pause image still missing",
+		Notes: []string{"only right if " + src + " really is a pause image for this host's build"},
+	}
+}
+
+func multiArchFix(verify string, sb sandbox) *Fix {
+	if sb.runtime == "containerd" {
+		return &Fix{
+			ID: "multiarch-pause", Title: "Point containerd at the multi-arch pause image " + MultiArchPause, Kind: NodeScript,
+			Action: "fix-sandbox-image", Params: map[string]any{"Image": MultiArchPause},
+			Commands: []string{
+				fmt.Sprintf(`(edit) $env:ProgramFiles\containerd\config.toml: sandbox_image = "%s"   # a .bak copy is kept`, MultiArchPause),
+				"crictl pull " + MultiArchPause,
+				"Restart-Service containerd -Force",
+			},
+			Disruptive: true, Impact: "restarting containerd briefly interrupts container operations on this node (running containers keep running)",
+			Verify: verify, Precheck: "pause image still missing",
+		}
+	}
+	return &Fix{
+		ID: "multiarch-pause", Title: "Use the multi-arch pause image " + MultiArchPause, Kind: Manual, Verify: verify,
+		Commands: []string{
+			"docker pull " + MultiArchPause,
+			"restart the kubelet with --pod-infra-container-image=" + MultiArchPause + " (kubelet < 1.27)",
+		},
+		Notes: []string{"it carries a Windows image per build and wincat.exe, which kubectl port-forward needs"},
+	}
+}
+
+// PauseBuildProbe (IMG-PAUSE-BUILD): under process isolation the pause image's build must
+// match the host's.
+type PauseBuildProbe struct{}
+
+func (PauseBuildProbe) ID() string    { return "IMG-PAUSE-BUILD" }
+func (PauseBuildProbe) Title() string { return "pause image build matches the host" }
+func (PauseBuildProbe) Needs() []string {
+	return []string{collectors.NodeImages, collectors.NodeHost, collectors.NodeProcesses, collectors.NodeServices, collectors.NodeContainerdCfg}
+}
+
+func (p PauseBuildProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.ID(), node, ev}
+	sb, ok := c.sandboxImage()
+	if !ok {
+		return []Finding{c.finding(Skip, "no sandbox image configured explicitly")}
+	}
+	imgs, imgPath, bad := nodeFile(c, collectors.NodeImages, decode.DecodeImages)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	img, ok := decode.FindImage(imgs, sb.ref)
+	if !ok {
+		return []Finding{c.finding(Skip, "pause image missing (see IMG-PAUSE)")}
+	}
+	imgBuild, ok := decode.ParseVersion(img.OSVersion)
+	if !ok {
+		return []Finding{c.finding(Skip, fmt.Sprintf("the runtime did not report an OS version for %s (a multi-arch image resolves per host)", sb.ref))}
+	}
+	host, hostPath, bad := nodeFile(c, collectors.NodeHost, decode.DecodeHost)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	hb, _ := host.Build()
+	evidence := []string{imgPath, hostPath}
+	if decode.Compatible(hb, imgBuild) {
+		f := c.finding(Pass, fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()))
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	f := c.finding(Fail, fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb)),
+		fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()),
+		fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion),
+		"process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
+	f.Fix = multiArchFix(p.ID(), sb)
+	f.Evidence = evidence
+	return []Finding{f}
+}

@@ -1,0 +1,103 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// RebootProbe (SVC-REBOOT) finds components that will not, or did not, come back after
+// a reboot: services not set to start automatically, or components that only ever ran as
+// foreground processes (the SDN start scripts), which nothing restarts.
+type RebootProbe struct{}
+
+func (RebootProbe) ID() string    { return "SVC-REBOOT" }
+func (RebootProbe) Title() string { return "components survive a reboot" }
+func (RebootProbe) Needs() []string {
+	return []string{collectors.NodeServices, collectors.NodeProcesses, collectors.NodeHost, collectors.ClusterNodes}
+}
+
+func (p RebootProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.ID(), node, ev}
+	svcs, svcPath, bad := nodeFile(c, collectors.NodeServices, decode.DecodeServices)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	procs, procPath, bad := nodeFile(c, collectors.NodeProcesses, decode.DecodeProcesses)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	var stopped, foreground []string
+	var details []string
+	for _, comp := range []component{kubeletComponent(), kubeProxyComponent(), runtimeComponent()} {
+		st := comp.state(svcs, procs)
+		switch {
+		case st.hasSvc && st.svc.Status != "Running" && st.svc.StartType != "Automatic":
+			stopped = append(stopped, st.svc.Name)
+			details = append(details, fmt.Sprintf("%s: %s, StartType %s", st.svc.Name, st.svc.Status, st.svc.StartType))
+		case !st.hasSvc && st.hasProc && comp.label != "container runtime":
+			foreground = append(foreground, comp.label)
+		}
+	}
+	evidence := []string{svcPath, procPath}
+	if len(stopped) > 0 {
+		f := c.finding(Fail, fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
+			strings.Join(stopped, ", ")), details...)
+		if reboot := c.rebootStory(); reboot != "" {
+			f.Details = append(f.Details, reboot)
+			evidence = append(evidence, collectors.NodeFile(node, collectors.NodeHost), collectors.ClusterNodes)
+		}
+		f.Fix = autostartFix(p.ID(), stopped)
+		f.Fix.Notes = []string{"Anthos nodes: the startup script runs only on first boot; deleting the node so the pool recreates it is the documented workaround"}
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	if len(foreground) > 0 {
+		f := c.finding(Warn, fmt.Sprintf("%s run as foreground processes, not services: nothing restarts them after a reboot",
+			strings.Join(foreground, " and ")),
+			"the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
+		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: p.ID(),
+			Commands: []string{
+				"C:\\k\\register-svc.ps1   # microsoft/SDN Kubernetes/flannel: registers kubelet, kube-proxy, flanneld with nssm",
+				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
+			}}
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	f := c.finding(Pass, "kubelet, kube-proxy and the runtime are services that start automatically")
+	f.Evidence = evidence
+	return []Finding{f}
+}
+
+// rebootStory says, when the evidence shows it, that the node rebooted after the kubelet
+// last reported: boot time later than the Ready condition's last heartbeat.
+func (c check) rebootStory() string {
+	host, ok := optional(c, collectors.NodeHost, decode.DecodeHost)
+	if !ok {
+		return ""
+	}
+	boot, ok := host.BootTime()
+	if !ok {
+		return ""
+	}
+	_, self, bad := c.clusterNodes()
+	if bad != nil {
+		return ""
+	}
+	for _, cond := range self.Status.Conditions {
+		if cond.Type != corev1.NodeReady {
+			continue
+		}
+		hb := cond.LastHeartbeatTime.Time
+		if !hb.IsZero() && boot.After(hb) {
+			return fmt.Sprintf("the host booted at %s, after the kubelet's last heartbeat at %s (Ready=%s: %s)",
+				boot.UTC().Format(time.RFC3339), hb.UTC().Format(time.RFC3339), cond.Status, cond.Message)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,21 @@
+package probes
+
+// Default is the registry of every probe, in the order findings are shown.
+func Default() *Registry {
+	r, err := NewRegistry(
+		PodCIDRProbe{},
+		NewKubeletProbe(),
+		NewKubeProxyProbe(),
+		NewRuntimeProbe(),
+		RebootProbe{},
+		HNSNetworkProbe{},
+		KubeProxyNetworkProbe{},
+		RoutesProbe{},
+		PauseImageProbe{},
+		PauseBuildProbe{},
+	)
+	if err != nil {
+		panic(err) // a duplicate ID is a programming error caught by every test
+	}
+	return r
+}

@@ -1,0 +1,137 @@
+package probes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// RoutesProbe (NET-ROUTES): on L2Bridge (host-gw) nodes, a route to every other node's
+// podCIDR via that node's InternalIP. AddRoutes.ps1 is one-shot, so nodes added later are
+// missing until someone adds them.
+type RoutesProbe struct{}
+
+func (RoutesProbe) ID() string    { return "NET-ROUTES" }
+func (RoutesProbe) Title() string { return "routes to other nodes' pod CIDRs" }
+func (RoutesProbe) Needs() []string {
+	return []string{collectors.NodeRoutes, collectors.NodeHNSNetworks, collectors.NodeIPAddresses,
+		collectors.NodeCNIConfig, collectors.ClusterNodes}
+}
+
+type wantRoute struct{ prefix, nextHop, peer string }
+
+func (p RoutesProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.ID(), node, ev}
+	nodes, self, bad := c.clusterNodes()
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
+		return []Finding{c.finding(Skip, "overlay (VXLAN) network: no host routes needed between nodes")}
+	}
+	routes, routePath, bad := nodeFile(c, collectors.NodeRoutes, decode.DecodeRoutes)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	var want []wantRoute
+	for _, n := range nodes {
+		ip := decode.NodeAddress(n, "InternalIP")
+		if n.Name == node || n.Spec.PodCIDR == "" || ip == "" {
+			continue
+		}
+		want = append(want, wantRoute{n.Spec.PodCIDR, ip, n.Name})
+	}
+	sort.Slice(want, func(i, j int) bool { return want[i].prefix < want[j].prefix })
+	evidence := []string{routePath, collectors.ClusterNodes}
+	if len(want) == 0 {
+		f := c.finding(Skip, "no other node has a podCIDR and an InternalIP to route to")
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	var missing []wantRoute
+	var details []string
+	for _, w := range want {
+		hops := hopsTo(routes, w.prefix)
+		switch {
+		case containsExact(hops, w.nextHop):
+		case len(hops) > 0:
+			details = append(details, fmt.Sprintf("%s (%s): route exists via %s, expected via %s", w.prefix, w.peer, strings.Join(hops, ","), w.nextHop))
+		default:
+			missing = append(missing, w)
+			details = append(details, fmt.Sprintf("%s (%s): no route, expected via %s", w.prefix, w.peer, w.nextHop))
+		}
+	}
+	if len(missing) == 0 && len(details) == 0 {
+		f := c.finding(Pass, fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)))
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	if len(missing) == 0 {
+		f := c.finding(Warn, "routes to peer pod CIDRs use unexpected next hops", details...)
+		f.Evidence = evidence
+		return []Finding{f}
+	}
+	prefixes := make([]string, len(missing))
+	for i, m := range missing {
+		prefixes[i] = m.prefix
+	}
+	f := c.finding(Fail, fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", ")), details...)
+	f.Details = append(f.Details, "pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
+	f.Fix = routesFix(c, p.ID(), self.Status.Addresses, missing)
+	f.Evidence = append(evidence, collectors.NodeFile(node, collectors.NodeIPAddresses))
+	return []Finding{f}
+}
+
+func hopsTo(routes []decode.Route, prefix string) []string {
+	var out []string
+	for _, r := range routes {
+		if string(r.DestinationPrefix) == prefix {
+			out = append(out, string(r.NextHop))
+		}
+	}
+	return out
+}
+
+func containsExact(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// routesFix adds one New-NetRoute per missing prefix on the interface holding the node's
+// InternalIP (the management vNIC, usually "vEthernet (Ethernet)").
+func routesFix(c check, verify string, addrs []corev1.NodeAddress, missing []wantRoute) *Fix {
+	alias := "vEthernet (Ethernet)"
+	ips, _ := optional(c, collectors.NodeIPAddresses, decode.DecodeIPAddresses)
+	for _, a := range addrs {
+		if a.Type != "InternalIP" {
+			continue
+		}
+		for _, ip := range ips {
+			if string(ip.IPAddress) == a.Address && ip.InterfaceAlias != "" {
+				alias = string(ip.InterfaceAlias)
+			}
+		}
+	}
+	var params []any
+	var cmds []string
+	for _, m := range missing {
+		params = append(params, map[string]any{"Prefix": m.prefix, "NextHop": m.nextHop, "InterfaceAlias": alias})
+		cmds = append(cmds, fmt.Sprintf("New-NetRoute -DestinationPrefix %s -NextHop %s -InterfaceAlias %s -RouteMetric 300",
+			m.prefix, m.nextHop, psQuote(alias)))
+	}
+	return &Fix{
+		ID: "add-routes", Title: fmt.Sprintf("Add %d missing route(s) to peer pod CIDRs", len(missing)), Kind: NodeScript,
+		Action: "fix-add-routes", Params: map[string]any{"Routes": params}, Commands: cmds, Verify: verify,
+		Notes:    []string{"idempotent: a route that already exists is skipped", "SDN nodes: C:\\k\\AddRoutes.ps1 -masterIp <ip> does the same"},
+		Precheck: "the routes are still missing",
+	}
+}

@@ -1,0 +1,154 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// component is one piece of the node stack as services or processes may carry it.
+type component struct {
+	label     string   // "kubelet"
+	services  []string // service names installers use
+	processes []string // process image names
+}
+
+func kubeletComponent() component {
+	return component{"kubelet", []string{"kubelet"}, []string{"kubelet.exe"}}
+}
+
+func kubeProxyComponent() component {
+	return component{"kube-proxy", []string{"kube-proxy", "kubeproxy"}, []string{"kube-proxy.exe"}}
+}
+
+func runtimeComponent() component {
+	return component{"container runtime", []string{"containerd", "docker"}, []string{"containerd.exe", "dockerd.exe"}}
+}
+
+// state is what the node says about one component.
+type state struct {
+	svc     decode.Service
+	hasSvc  bool
+	proc    decode.Process
+	hasProc bool
+}
+
+func (c component) state(svcs []decode.Service, procs []decode.Process) state {
+	var st state
+	st.svc, st.hasSvc = decode.FindService(svcs, c.services...)
+	st.proc, st.hasProc = decode.FindProcess(procs, c.processes...)
+	return st
+}
+
+// ServiceProbe checks that a component runs: as a service, or as a foreground process.
+type ServiceProbe struct {
+	id   string
+	comp component
+}
+
+// NewKubeletProbe, NewKubeProxyProbe and NewRuntimeProbe are SVC-KUBELET, SVC-KUBEPROXY
+// and SVC-RUNTIME.
+func NewKubeletProbe() ServiceProbe   { return ServiceProbe{"SVC-KUBELET", kubeletComponent()} }
+func NewKubeProxyProbe() ServiceProbe { return ServiceProbe{"SVC-KUBEPROXY", kubeProxyComponent()} }
+func NewRuntimeProbe() ServiceProbe   { return ServiceProbe{"SVC-RUNTIME", runtimeComponent()} }
+
+func (p ServiceProbe) ID() string    { return p.id }
+func (p ServiceProbe) Title() string { return p.comp.label + " is running" }
+func (p ServiceProbe) Needs() []string {
+	return []string{collectors.NodeServices, collectors.NodeProcesses}
+}
+
+func (p ServiceProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.id, node, ev}
+	svcs, svcPath, bad := nodeFile(c, collectors.NodeServices, decode.DecodeServices)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	procs, procPath, bad := nodeFile(c, collectors.NodeProcesses, decode.DecodeProcesses)
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	st := p.comp.state(svcs, procs)
+	var f Finding
+	switch {
+	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
+		f = c.finding(Warn, fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
+			p.comp.label, st.svc.Name, st.svc.StartType),
+			"expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
+		f.Fix = autostartFix(p.id, []string{st.svc.Name})
+	case st.hasSvc && st.svc.Status == "Running":
+		f = c.finding(Pass, fmt.Sprintf("%s service %s is running (Automatic)", p.comp.label, st.svc.Name))
+	case st.hasProc:
+		f = c.finding(Pass, fmt.Sprintf("%s runs as a foreground process (pid %d), not as a service", p.comp.label, st.proc.ProcessId),
+			"the SDN start scripts run it this way; see SVC-REBOOT for what happens after a reboot")
+	case st.hasSvc:
+		f = c.finding(Fail, fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status)),
+			"expected: Running", fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
+		if st.svc.StartType == "Automatic" {
+			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
+			f.Fix = startFix(p.id, []string{st.svc.Name})
+		} else {
+			f.Fix = autostartFix(p.id, []string{st.svc.Name})
+		}
+	default:
+		f = c.finding(Fail, fmt.Sprintf("%s is not running: no %s service and no %s process", p.comp.label,
+			strings.Join(p.comp.services, "/"), strings.Join(p.comp.processes, "/")),
+			"on SDN-script nodes run C:\\k\\start.ps1 again; elsewhere register the service (nssm install or sc.exe create)")
+		f.Fix = registerFix(p.id, p.comp)
+	}
+	f.Evidence = []string{svcPath, procPath}
+	return []Finding{f}
+}
+
+func startFix(verify string, names []string) *Fix {
+	return &Fix{
+		ID: "start-service", Title: "Start " + strings.Join(names, ", "), Kind: NodeScript,
+		Action: "fix-start-service", Params: map[string]any{"Name": names},
+		Commands: []string{"Start-Service -Name " + psList(names)},
+		Verify:   verify,
+		Precheck: strings.Join(names, ", ") + " not running",
+	}
+}
+
+func autostartFix(verify string, names []string) *Fix {
+	cmds := []string{}
+	for _, n := range names {
+		cmds = append(cmds,
+			"Set-Service -Name "+psQuote(n)+" -StartupType Automatic",
+			"sc.exe failure "+n+" reset= 0 actions= restart/10000/restart/10000/restart/10000",
+			"Start-Service -Name "+psQuote(n))
+	}
+	return &Fix{
+		ID: "service-autostart", Title: "Make " + strings.Join(names, ", ") + " start automatically and restart on failure, then start",
+		Kind: NodeScript, Action: "fix-service-autostart", Params: map[string]any{"Name": names},
+		Commands: cmds, Verify: verify,
+		Precheck: strings.Join(names, ", ") + " not set to start automatically",
+	}
+}
+
+func registerFix(verify string, c component) *Fix {
+	svc := c.services[0]
+	return &Fix{
+		ID: "register-service", Title: "Register " + c.label + " as a Windows service", Kind: Manual, Verify: verify,
+		Commands: []string{
+			"nssm install " + svc + " C:\\k\\" + c.processes[0] + " <the arguments it ran with>",
+			"nssm set " + svc + " Start SERVICE_AUTO_START",
+			"Start-Service " + svc,
+		},
+		Notes: []string{"sig-windows-tools PrepareNode.ps1 registers kubelet this way; the SDN register-svc.ps1 does the same for kube-proxy and flanneld"},
+	}
+}
+
+// psQuote quotes a value for display as a PowerShell single-quoted string. Fix scripts
+// receive values as data; this is only for the preview.
+func psQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func psList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = psQuote(n)
+	}
+	return strings.Join(q, ", ")
+}
