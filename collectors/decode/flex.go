@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -23,7 +24,7 @@ func (s *Str) UnmarshalJSON(b []byte) error {
 		}
 		*s = Str(v)
 	case len(b) > 0 && (b[0] == '{' || b[0] == '['):
-		return &json.UnmarshalTypeError{Value: "object", Type: nil}
+		return fmt.Errorf("expected a string or a number, found %.20s", b)
 	default:
 		*s = Str(strings.Trim(string(b), `"`))
 	}

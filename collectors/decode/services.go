@@ -30,10 +30,43 @@ type rawService struct {
 	AppEnvironmentExtra Strings
 }
 
-var serviceStatus = map[string]string{"1": "Stopped", "2": "StartPending", "3": "StopPending", "4": "Running",
-	"5": "ContinuePending", "6": "PausePending", "7": "Paused"}
-var startType = map[string]string{"0": "Boot", "1": "System", "2": "Automatic", "3": "Manual", "4": "Disabled",
-	"auto": "Automatic", "automatic": "Automatic", "manual": "Manual", "disabled": "Disabled"}
+// serviceStatus names ServiceControllerStatus values (PS 5.1 writes enums as numbers).
+func serviceStatus(v string) string {
+	switch v {
+	case "1":
+		return "Stopped"
+	case "2":
+		return "StartPending"
+	case "3":
+		return "StopPending"
+	case "4":
+		return "Running"
+	case "5":
+		return "ContinuePending"
+	case "6":
+		return "PausePending"
+	case "7":
+		return "Paused"
+	}
+	return v
+}
+
+// startType names ServiceStartMode values and Win32_Service's StartMode words.
+func startType(v string) string {
+	switch strings.ToLower(v) {
+	case "0", "boot":
+		return "Boot"
+	case "1", "system":
+		return "System"
+	case "2", "auto", "automatic":
+		return "Automatic"
+	case "3", "manual":
+		return "Manual"
+	case "4", "disabled":
+		return "Disabled"
+	}
+	return v
+}
 
 // DecodeServices reads services.json.
 func DecodeServices(file string, b []byte) ([]Service, error) {
@@ -75,13 +108,10 @@ func first(a, b json.RawMessage) json.RawMessage {
 	return b
 }
 
-func enum(raw json.RawMessage, names map[string]string) string {
+func enum(raw json.RawMessage, name func(string) string) string {
 	var s Str
 	if len(raw) == 0 || s.UnmarshalJSON(raw) != nil {
 		return ""
 	}
-	if n, ok := names[strings.ToLower(string(s))]; ok {
-		return n
-	}
-	return string(s)
+	return name(string(s))
 }

@@ -41,6 +41,11 @@ var ErrTruncated = errors.New("reply ended before the sweep finished (connection
 // output) are returned as noise rather than failing the sweep. A reply cut short returns
 // the complete frames it has and an error wrapping ErrTruncated.
 func Split(out []byte) (results []Result, noise []string, err error) {
+	// A reply cut in the middle of a line ends without a newline: drop the partial line,
+	// so the cut shows as truncation rather than as a damaged frame.
+	if i := bytes.LastIndexByte(out, '\n'); i < len(out)-1 {
+		out = out[:i+1]
+	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 256*1024*1024)
 	ended := -1

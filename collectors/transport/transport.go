@@ -6,6 +6,8 @@ package transport
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 )
 
@@ -90,7 +92,7 @@ func (c Config) Address() string {
 	if p == 0 {
 		p = c.Kind.DefaultPort()
 	}
-	return fmt.Sprintf("%s:%d", c.Host, p)
+	return net.JoinHostPort(c.Host, strconv.Itoa(p))
 }
 
 // Error is a transport failure a person can act on: where, what, and what to try.

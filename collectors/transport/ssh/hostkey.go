@@ -1,0 +1,167 @@
+package ssh
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+)
+
+// hostKeyCheck verifies the node's host key against known_hosts and remembers why it
+// refused one, since x/crypto only hands back a flattened handshake error.
+type hostKeyCheck struct {
+	kind       transport.Kind
+	addr, host string
+	port       int
+	shown      string // known_hosts as written in hints ("~/.ssh/known_hosts" by default)
+	db         gossh.HostKeyCallback
+	algorithms []string // host key algorithms known_hosts has for this host; nil: any
+
+	mu      sync.Mutex
+	failure *transport.Error
+}
+
+func newHostKeyCheck(cfg transport.Config, addr string) (*hostKeyCheck, error) {
+	h := &hostKeyCheck{kind: cfg.Kind, addr: addr, host: cfg.Host, port: cfg.Port}
+	if cfg.InsecureIgnoreHostKey {
+		h.db = gossh.InsecureIgnoreHostKey()
+		return h, nil
+	}
+	path, shown := cfg.KnownHosts, cfg.KnownHosts
+	if path == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("finding ~/.ssh/known_hosts: %w", err)
+		}
+		path, shown = filepath.Join(home, ".ssh", "known_hosts"), "~/.ssh/known_hosts"
+	}
+	path = expandHome(path)
+	db, err := knownhosts.New(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No file yet: every host is unknown, and the hint's command creates it.
+		db = func(string, net.Addr, gossh.PublicKey) error { return &knownhosts.KeyError{} }
+	case err != nil:
+		return nil, fmt.Errorf("reading known hosts file %s: %w", path, err)
+	}
+	h.shown, h.db = shellQuote(shown), db
+	h.algorithms = knownAlgorithms(db, addr)
+	return h, nil
+}
+
+// knownAlgorithms puts the host key algorithms known_hosts holds keys of for addr first,
+// as OpenSSH does: otherwise a node with a recorded ecdsa key that also has an ed25519
+// key would offer the ed25519 one and look like a changed key. The rest follow, so a node
+// that lost its recorded key type still gets the loud mismatch rather than a vague
+// "no common algorithm".
+func knownAlgorithms(db gossh.HostKeyCallback, addr string) []string {
+	probe, err := gossh.NewPublicKey(ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public())
+	if err != nil {
+		return nil
+	}
+	var ke *knownhosts.KeyError
+	if !errors.As(db(addr, &net.TCPAddr{IP: net.IPv4zero}, probe), &ke) || len(ke.Want) == 0 {
+		return nil
+	}
+	var algos []string
+	for _, k := range ke.Want {
+		switch t := k.Key.Type(); t {
+		case gossh.KeyAlgoRSA: // RSA keys sign with SHA-2 on any sshd since 7.2
+			algos = append(algos, gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256)
+		default:
+			algos = append(algos, t)
+		}
+	}
+	for _, a := range gossh.SupportedAlgorithms().HostKeys {
+		if !slices.Contains(algos, a) {
+			algos = append(algos, a)
+		}
+	}
+	return algos
+}
+
+// check is the HostKeyCallback.
+func (h *hostKeyCheck) check(hostname string, remote net.Addr, key gossh.PublicKey) error {
+	err := h.db(hostname, remote, key)
+	if err == nil {
+		return nil
+	}
+	te := h.explain(err, key)
+	h.mu.Lock()
+	h.failure = te
+	h.mu.Unlock()
+	return te
+}
+
+func (h *hostKeyCheck) failed() *transport.Error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failure
+}
+
+// explain turns a known_hosts verdict into an error a person can act on.
+func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error {
+	fp := gossh.FingerprintSHA256(key)
+	onNode := fmt.Sprintf(`ssh-keygen -lf C:\ProgramData\ssh\ssh_host_%s_key.pub`, windowsKeyName(key.Type()))
+	keyscan := fmt.Sprintf("ssh-keyscan -p %d %s >> %s", h.port, h.host, h.shown)
+	fail := func(err error, hint string) *transport.Error {
+		return &transport.Error{Kind: h.kind, Addr: h.addr, Op: "verify host key", Err: err, Hint: hint}
+	}
+	var ke *knownhosts.KeyError
+	var re *knownhosts.RevokedError
+	switch {
+	case errors.As(err, &re):
+		return fail(fmt.Errorf("the node's %s key %s is marked @revoked (%s:%d)", key.Type(), fp, re.Revoked.Filename, re.Revoked.Line),
+			"the key was revoked on purpose: do not connect until the node has a new host key")
+	case errors.As(err, &ke) && len(ke.Want) == 0:
+		return fail(fmt.Errorf("unknown host: %s is not in %s; it offered %s key %s", knownhosts.Normalize(h.addr), h.shown, key.Type(), fp),
+			fmt.Sprintf("if %s is the node's key, as shown on the node by: %s, add it with: %s", fp, onNode, keyscan))
+	case errors.As(err, &ke):
+		w := ke.Want[0]
+		return fail(fmt.Errorf("HOST KEY MISMATCH: the node offered %s key %s, but %s:%d records %s key %s for %s; "+
+			"the node was reinstalled, or someone is intercepting the connection",
+			key.Type(), fp, w.Filename, w.Line, w.Key.Type(), gossh.FingerprintSHA256(w.Key), knownhosts.Normalize(h.addr)),
+			fmt.Sprintf("do not connect until you know why; if the node was rebuilt, compare %s with the output of: %s on the node, then replace the old key: ssh-keygen -R %s -f %s && %s",
+				fp, onNode, shellQuote(knownhosts.Normalize(h.addr)), h.shown, keyscan))
+	}
+	return fail(fmt.Errorf("checking the host key: %w", err), "")
+}
+
+// windowsKeyName maps a key type to the name Windows OpenSSH gives its host key file.
+func windowsKeyName(keyType string) string {
+	switch {
+	case keyType == gossh.KeyAlgoED25519:
+		return "ed25519"
+	case strings.HasPrefix(keyType, "ecdsa-"):
+		return "ecdsa"
+	case keyType == gossh.KeyAlgoRSA:
+		return "rsa"
+	}
+	return "*"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it; a leading ~/ stays unquoted
+// so the shell still expands it.
+func shellQuote(s string) string {
+	unsafe := func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./~-", r))
+	}
+	if s != "" && !strings.ContainsFunc(s, unsafe) {
+		return s
+	}
+	if rest, ok := strings.CutPrefix(s, "~/"); ok {
+		return "~/" + shellQuote(rest)
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
