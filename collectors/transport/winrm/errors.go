@@ -1,0 +1,136 @@
+package winrm
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+)
+
+// Hints: what a person can do about each failure, ideally something to paste.
+const (
+	hintListening = "is WinRM listening? on the node: winrm quickconfig (for HTTPS: winrm quickconfig -transport:https); " +
+		"from a Windows machine: Test-WSMan -ComputerName <node>; check firewalls for the port"
+	hintNoReply = "the node accepted the connection and closed it without answering: a firewall or proxy in between, " +
+		"or a broken listener (on the node: winrm enumerate winrm/config/listener; Test-WSMan)"
+	hintPassword = "check --user and the password source (local account: Administrator or .\\Administrator; " +
+		"domain account: DOMAIN\\user)"
+	hintTLS         = "pass --winrm-ca-file with the node's certificate (PEM), or --winrm-insecure-skip-tls-verify to skip the check"
+	hintUnencrypted = "the node refuses unencrypted WinRM on plain HTTP: use --transport winrm-https, " +
+		"or on the node: winrm set winrm/config/service '@{AllowUnencrypted=\"true\"}'"
+	hintDropped  = "the connection dropped mid-reply (network, proxy or a WinRM service restart): run again"
+	hintEnvelope = "a request exceeded the node's MaxEnvelopeSizekb; on the node: Set-Item WSMan:\\localhost\\MaxEnvelopeSizekb 8192"
+	hintQuota    = "the user has too many open WinRM shells (MaxShellsPerUser, default 30): wait for other sessions to end, " +
+		"or on the node: winrm set winrm/config/winrs '@{MaxShellsPerUser=\"50\"}'"
+)
+
+// fail wraps err as a *transport.Error for the step op, re-labelling the step when the
+// cause is the connection, the logon or the certificate, and adding a hint.
+func (t *winrmTransport) fail(ctx context.Context, op string, err error) error {
+	e := &transport.Error{Kind: t.cfg.Kind, Addr: t.addr, Op: op, Err: err}
+	var (
+		fe      *faultError
+		se      *statusError
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		verify  *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		record  tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded)):
+		e.Err = fmt.Errorf("gave up waiting for the node: %w", err)
+		e.Hint = "the node is slower than --timeout"
+		if t.cfg.Timeout > 0 {
+			e.Hint += " (" + t.cfg.Timeout.String() + ")"
+		}
+		e.Hint += ": raise --timeout or check the node's load; the command is stopped and its shell deleted"
+	case errors.Is(err, context.Canceled):
+		// The caller gave up; nothing to suggest.
+	case errors.As(err, &host):
+		e.Op, e.Hint = "verify TLS", "the node's certificate does not name "+t.cfg.Host+
+			": connect by a name the certificate lists, or "+hintTLS
+	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &invalid):
+		e.Op, e.Hint = "verify TLS", hintTLS
+	case errors.As(err, &record):
+		e.Op, e.Hint = "connect", "the port does not speak TLS (probably the HTTP listener): use --transport winrm, port 5985"
+	case errors.As(err, &dnsErr):
+		e.Op, e.Hint = "connect", "check the node's name or IP address"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		e.Op, e.Hint = "connect", hintListening
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		e.Op, e.Hint = "connect", fmt.Sprintf("no answer from %s: check the address, routing and firewalls for port %d", t.addr, portOf(t.cfg))
+	case errors.Is(err, errNoReply):
+		if op == "create shell" {
+			e.Op = "connect"
+		}
+		e.Hint = hintNoReply
+	case errors.Is(err, errDropped):
+		e.Hint = hintDropped
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		e.Hint = "the node stopped answering; check that it is up and the WinRM service is running (Get-Service WinRM)"
+	case errors.As(err, &se):
+		t.statusHint(e, se)
+	case errors.As(err, &fe):
+		switch fe.wsman {
+		case faultShellQuota:
+			e.Hint = hintQuota
+		case faultShellNotFound:
+			e.Hint = "the node no longer knows the shell (WinRM service restarted, or the shell idled out): run again"
+		}
+	}
+	t.scrub(e)
+	return e
+}
+
+func (t *winrmTransport) statusHint(e *transport.Error, se *statusError) {
+	offers := func(scheme string) bool {
+		return slices.ContainsFunc(se.offered, func(s string) bool { return strings.EqualFold(s, scheme) })
+	}
+	switch se.status {
+	case http.StatusUnauthorized:
+		e.Op, e.Hint = "authenticate", hintPassword
+		switch {
+		case t.auth == authBasic && !offers("Basic") && !t.https:
+			e.Hint = "Basic authentication on plain HTTP is refused (the node's AllowUnencrypted is false): " +
+				"use --transport winrm-https or --winrm-auth ntlm, or on the node: " +
+				"winrm set winrm/config/service '@{AllowUnencrypted=\"true\"}'"
+		case t.auth == authBasic && !offers("Basic"):
+			e.Hint = "the node does not accept Basic authentication: use --winrm-auth ntlm, " +
+				"or on the node: winrm set winrm/config/service/auth '@{Basic=\"true\"}'"
+		case t.auth == authNTLM && !offers("Negotiate") && !offers("NTLM"):
+			e.Hint = "the node does not accept NTLM (Negotiate): use --winrm-auth basic over HTTPS, " +
+				"or on the node: winrm set winrm/config/service/auth '@{Negotiate=\"true\"}'"
+		}
+	case http.StatusRequestEntityTooLarge:
+		e.Hint = hintEnvelope
+	case http.StatusInternalServerError:
+		// An empty 500 right after an NTLM logon on HTTP is Windows refusing an unsealed message.
+		if !t.https && se.text == "" {
+			e.Hint = hintUnencrypted
+		} else {
+			e.Hint = "see the node's Microsoft-Windows-WinRM/Operational event log"
+		}
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		e.Hint = "the port answers HTTP but is not a WinRM listener (/wsman)"
+	}
+}
+
+// scrub guarantees the password never reaches an error text, whatever a library put there.
+func (t *winrmTransport) scrub(e *transport.Error) {
+	pw := t.cfg.Password
+	if len(pw) >= 4 && e.Err != nil && strings.Contains(e.Err.Error(), pw) {
+		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), pw, "[password]"))
+	}
+}

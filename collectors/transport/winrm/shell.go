@@ -1,0 +1,182 @@
+package winrm
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	mz "github.com/masterzen/winrm"
+	"github.com/masterzen/winrm/soap"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+)
+
+// WSManFault codes (HRESULTs in the fault's detail) the transport acts on.
+const (
+	faultTimedOut      = 0x80338029 // Receive: no output within OperationTimeout, ask again
+	faultShellNotFound = 0x8033805B
+	faultShellQuota    = 0x803381A5 // MaxShellsPerUser exceeded
+)
+
+// call posts one SOAP message and returns the reply envelope, or a *faultError or
+// *statusError for anything but HTTP 200.
+func (t *winrmTransport) call(ctx context.Context, msg *soap.SoapMessage) (string, error) {
+	body := msg.String()
+	msg.Free()
+	resp, err := t.http.post(ctx, []byte(body))
+	if err != nil {
+		return "", err
+	}
+	if resp.status == http.StatusOK {
+		return string(resp.body), nil
+	}
+	return "", replyError(resp)
+}
+
+func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
+	reply, err := t.call(ctx, mz.NewOpenShellRequest(t.url, t.params))
+	if err != nil {
+		return "", err
+	}
+	id, err := mz.ParseOpenShellResponse(reply)
+	if err == nil && id == "" {
+		err = errors.New("the node's answer carries no ShellId")
+	}
+	return id, err
+}
+
+// runIn starts the command, streams stdin and collects output. op names the step that
+// failed; commandID is set once the command exists, so cleanup can stop it.
+func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transport.Command) (out transport.Output, commandID, op string, err error) {
+	// masterzen wraps the command in CDATA; a "]]>" inside must be split across sections.
+	line := strings.ReplaceAll(cmd.CommandLine, "]]>", "]]]]><![CDATA[>")
+	reply, err := t.call(ctx, mz.NewExecuteCommandRequest(t.url, shellID, line, nil, t.params))
+	if err != nil {
+		return out, "", "start command", err
+	}
+	if commandID, err = mz.ParseExecuteCommandResponse(reply); err != nil || commandID == "" {
+		return out, "", "start command", fmt.Errorf("the node's answer carries no CommandId (%v)", err)
+	}
+	// Without stdin we send nothing, as pywinrm does: the command then sees no input.
+	for rest := cmd.Stdin; len(rest) > 0; {
+		chunk := rest[:min(len(rest), stdinChunk)]
+		rest = rest[len(chunk):]
+		// The last chunk carries End="true": no extra request to close stdin.
+		if _, err := t.call(ctx, mz.NewSendInputRequest(t.url, shellID, commandID, chunk, len(rest) == 0, t.params)); err != nil {
+			return out, commandID, "send stdin", err
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	for {
+		reply, err := t.call(ctx, mz.NewGetOutputRequest(t.url, shellID, commandID, "stdout stderr", t.params))
+		var fe *faultError
+		if errors.As(err, &fe) && fe.wsman == faultTimedOut {
+			continue // still running: Windows answers every OperationTimeout so clients poll
+		}
+		if err != nil {
+			return out, commandID, "receive output", err
+		}
+		done, code, err := mz.ParseSlurpOutputErrResponse(reply, &stdout, &stderr)
+		if err != nil {
+			return out, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
+		}
+		if done {
+			return transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: code}, commandID, "", nil
+		}
+	}
+}
+
+func (t *winrmTransport) signal(ctx context.Context, shellID, commandID string) error {
+	_, err := t.call(ctx, mz.NewSignalRequest(t.url, shellID, commandID, t.params))
+	return err
+}
+
+func (t *winrmTransport) deleteShell(ctx context.Context, shellID string) error {
+	_, err := t.call(ctx, mz.NewDeleteShellRequest(t.url, shellID, t.params))
+	return err
+}
+
+// faultError is a WS-Management SOAP fault from the node.
+type faultError struct {
+	status  int
+	code    string // s:Sender or s:Receiver, then the subcode (w:TimedOut, ...)
+	wsman   uint64 // the WSManFault Code: an HRESULT such as 2150858793
+	message string
+}
+
+func (e *faultError) Error() string {
+	s := fmt.Sprintf("WS-Management fault %s", e.code)
+	if e.wsman != 0 {
+		s += fmt.Sprintf(" (0x%08X)", e.wsman)
+	}
+	if e.message != "" {
+		s += ": " + e.message
+	}
+	return s
+}
+
+// statusError is an HTTP answer that is neither success nor a SOAP fault.
+type statusError struct {
+	status  int
+	offered []string // authentication schemes in WWW-Authenticate
+	text    string   // the start of a non-SOAP body, if any
+}
+
+func (e *statusError) Error() string {
+	s := fmt.Sprintf("HTTP %d %s", e.status, http.StatusText(e.status))
+	if e.status == http.StatusUnauthorized {
+		s += " (credentials rejected"
+		if len(e.offered) > 0 {
+			s += "; the node offers " + strings.Join(e.offered, ", ")
+		}
+		s += ")"
+	}
+	if e.text != "" {
+		s += ": " + e.text
+	}
+	return s
+}
+
+// replyError turns a non-200 answer into a *faultError when it carries a SOAP fault.
+func replyError(resp *httpResponse) error {
+	var env struct {
+		Fault *struct {
+			Code struct {
+				Value   string `xml:"Value"`
+				Subcode struct {
+					Value string `xml:"Value"`
+				} `xml:"Subcode"`
+			} `xml:"Code"`
+			Reason string `xml:"Reason>Text"`
+			Detail struct {
+				WSMan struct {
+					Code    string `xml:"Code,attr"`
+					Message string `xml:"Message"`
+				} `xml:"WSManFault"`
+			} `xml:"Detail"`
+		} `xml:"Body>Fault"`
+	}
+	if strings.Contains(resp.header.Get("Content-Type"), "soap+xml") &&
+		xml.Unmarshal(resp.body, &env) == nil && env.Fault != nil {
+		f := env.Fault
+		code, _ := strconv.ParseUint(strings.TrimSpace(f.Detail.WSMan.Code), 10, 64)
+		msg := strings.TrimSpace(f.Detail.WSMan.Message)
+		if msg == "" {
+			msg = strings.TrimSpace(f.Reason)
+		}
+		return &faultError{status: resp.status, code: strings.TrimSpace(f.Code.Value + " " + f.Code.Subcode.Value), wsman: code, message: msg}
+	}
+	e := &statusError{status: resp.status}
+	for _, v := range resp.header.Values("WWW-Authenticate") {
+		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		e.offered = append(e.offered, scheme)
+	}
+	if text, _, _ := strings.Cut(strings.TrimSpace(string(resp.body)), "\n"); text != "" && !strings.HasPrefix(text, "<") {
+		e.text = text[:min(len(text), 200)]
+	}
+	return e
+}
