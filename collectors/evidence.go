@@ -36,6 +36,36 @@ const (
 	NodeKubeletConfig = "kubelet-config.json"    // KubeletConfiguration file, raw (YAML or JSON)
 	NodeKubeProxyLog  = "kube-proxy.log"         // tail of the kube-proxy log
 	NodeKubeletLog    = "kubelet.log"            // tail of the kubelet log
+	NodeContainers    = "containers.json"        // docker ps -a (JSON lines) / crictl pods -o json
+)
+
+// Node evidence only a snapshot collects (logs and detail for a support case). Log
+// snippets take MaxBytes (tail cap) and Since (RFC 3339) parameters.
+const (
+	NodeLogKubelet   = "log-kubelet.log"      // C:\k\kubelet*.log, C:\var\log\kubelet\*, C:\etc\kubernetes\logs
+	NodeLogKubeProxy = "log-kube-proxy.log"   // same layouts
+	NodeLogRuntime   = "log-runtime.log"      // containerd or docker log
+	NodeLogFlanneld  = "log-flanneld.log"     // C:\k\flanneld*.log, C:\var\log\flanneld\*
+	NodeLogStartup   = "log-startup.log"      // C:\var\log\startup.log (Anthos)
+	NodeEventsSCM    = "winevent-scm.json"    // System log, Service Control Manager, since Since
+	NodeEventsHNS    = "winevent-hns.json"    // Microsoft-Windows-Hyper-V-Compute/-Host-Network-Service, since Since
+	NodeHNSEndpoints = "hns-endpoints.json"   // Get-HnsEndpoint | ConvertTo-Json -Depth 8
+	NodeHNSPolicies  = "hns-policylists.json" // Get-HnsPolicyList | ConvertTo-Json -Depth 8
+	NodeDisk         = "disk.json"            // Win32_LogicalDisk free space
+)
+
+// SnapshotNodeFiles are the node files a snapshot adds to the probes' own.
+func SnapshotNodeFiles() []string {
+	return []string{NodeLogKubelet, NodeLogKubeProxy, NodeLogRuntime, NodeLogFlanneld, NodeLogStartup,
+		NodeEventsSCM, NodeEventsHNS, NodeHNSEndpoints, NodeHNSPolicies, NodeDisk}
+}
+
+// Bundle files outside the evidence tree.
+const (
+	BundleManifest = "manifest.json" // format version, tool version, time, per-node transport, per-item status/size/sha256/error, redactions
+	BundleFindings = "findings.json" // the report's JSON
+	BundleReport   = "report.md"     // the Markdown report
+	BundleAudit    = "audit.jsonl"   // fix attempts, one JSON object a line
 )
 
 // ErrSuffix marks the companion of an evidence file holding why it could not be collected:

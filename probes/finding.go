@@ -26,16 +26,19 @@ const (
 
 // Fix is data: what would run, shown before it runs, and how to verify it worked.
 type Fix struct {
-	ID         string         `json:"id"`                     // e.g. "start-service"
-	Title      string         `json:"title"`                  // one line, imperative
-	Kind       FixKind        `json:"kind"`                   // node-script, kube-api, manual
-	Action     string         `json:"action"`                 // fix script name (fix-...) or API action (patch-podcidr, cordon, drain, delete-node)
-	Params     map[string]any `json:"params,omitempty"`       // passed as data, never spliced into source
-	Commands   []string       `json:"commands,omitempty"`               // exactly what will run, for the preview
-	Disruptive bool           `json:"disruptive"`             // needs --allow-disruptive headless
-	Impact     string         `json:"impact,omitempty"`       // what it disrupts, said plainly
-	Verify     string         `json:"verify"`                 // probe ID re-run to verify
-	Notes      []string       `json:"notes,omitempty"`        // the lasting fix, alternatives
-	Choices    []*Fix         `json:"choices,omitempty"`      // alternative fixes the user picks from
-	Precheck   string         `json:"precondition,omitempty"` // what must still hold for the fix to apply
+	ID         string         `json:"id"`                 // e.g. "start-service"
+	Title      string         `json:"title"`              // one line, imperative
+	Kind       FixKind        `json:"kind"`               // node-script, kube-api, manual
+	Action     string         `json:"action"`             // fix script name (fix-...) or API action (patch-podcidr, cordon, drain, delete-node)
+	Params     map[string]any `json:"params,omitempty"`   // passed as data, never spliced into source
+	Commands   []string       `json:"commands,omitempty"` // exactly what will run, for the preview
+	Disruptive bool           `json:"disruptive"`         // needs --allow-disruptive headless
+	Impact     string         `json:"impact,omitempty"`   // what it disrupts, said plainly
+	Verify     string         `json:"verify"`             // probe ID re-run to verify
+	// VerifyStatus is the status the verifying probe shows once the fix worked; empty
+	// means pass. A drain is verified by the node showing as cordoned (warn).
+	VerifyStatus string   `json:"verifyStatus,omitempty"`
+	Notes        []string `json:"notes,omitempty"`        // the lasting fix, alternatives
+	Choices      []*Fix   `json:"choices,omitempty"`      // alternative fixes the user picks from
+	Precheck     string   `json:"precondition,omitempty"` // what must still hold for the fix to apply
 }

@@ -60,6 +60,8 @@ func (p HNSNetworkProbe) Check(node string, ev collectors.Evidence) []Finding {
 	if len(problems) > 0 {
 		f := c.finding(Fail, fmt.Sprintf("HNS network %s does not match the node", net.Name), problems...)
 		f.Details = append(f.Details, "the network was created for another podCIDR or by another CNI: recreating it needs the node drained first")
+		f.Fix = drainFix(node)
+		f.Fix.Notes = []string{"then recreate the network: re-run C:\\k\\start.ps1 (its CleanupOldNetwork removes the network and ALL containers), and uncordon"}
 		f.Evidence = evidence
 		return []Finding{f}
 	}

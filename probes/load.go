@@ -70,6 +70,11 @@ func readDecode[T any](ev collectors.Evidence, p string, dec func(string, []byte
 	if err != nil {
 		return zero, err
 	}
+	// A snippet that failed can still have printed something ("[]" before crictl
+	// failed): that output is not evidence of an empty list.
+	if why := ev.CollectError(p); why != "" && !strings.HasPrefix(why, "exit 0") {
+		return zero, &collectors.MissingError{Path: p, Why: why}
+	}
 	return dec(p, b)
 }
 

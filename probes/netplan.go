@@ -71,19 +71,30 @@ func (c check) kubeProxyNetwork() (name, source string) {
 	return "", ""
 }
 
-// networkFromLog finds the last "Unable to find Hns Network specified by X" (winkernel
-// proxier) or "Network X not found" line.
+// networkFromLog finds the network name in the last line where the winkernel proxier
+// could not find its network: "Unable to find HNS Network specified by cbr0" (v1.15 to
+// v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
+// err="Network name \"cbr0\" not found".
 func networkFromLog(log string) string {
 	name := ""
 	for _, line := range strings.Split(log, "\n") {
-		if _, rest, ok := strings.Cut(line, "Unable to find Hns Network specified by "); ok {
-			name = strings.TrimRight(strings.Fields(rest + " x")[0], ".,\"'")
+		lower := strings.ToLower(line)
+		if i := strings.Index(lower, "network specified by "); i >= 0 {
+			if f := strings.Fields(line[i+len("network specified by "):]); len(f) > 0 {
+				name = strings.TrimRight(f[0], ".,\"'")
+			}
 			continue
 		}
-		if i := strings.Index(line, "Network "); i >= 0 && strings.Contains(line[i:], " not found") {
-			f := strings.Fields(line[i+len("Network "):])
-			if len(f) > 1 && f[1] == "not" {
-				name = strings.Trim(f[0], "\"'")
+		if !strings.Contains(lower, "not found") {
+			continue
+		}
+		if _, rest, ok := strings.Cut(line, `hnsNetworkName="`); ok {
+			if v, _, ok := strings.Cut(rest, `"`); ok && v != "" {
+				name = v
+			}
+		} else if _, rest, ok := strings.Cut(line, `Network name \"`); ok {
+			if v, _, ok := strings.Cut(rest, `\"`); ok && v != "" {
+				name = v
 			}
 		}
 	}

@@ -43,8 +43,16 @@ func (c check) sandboxImage() (sandbox, bool) {
 			return sandbox{v, "docker", collectors.NodeFile(c.node, collectors.NodeServices)}, true
 		}
 	}
+	// An SDN-script Docker node (no kubelet service) whose kubelet is not running to show
+	// its flags: the scripts register the node with kubeletwin/pause.
+	if _, kubeletSvc := decode.FindService(svcs, "kubelet"); (dockerSvc || dockerProc) && !kubeletSvc {
+		return sandbox{sdnPause, "docker", collectors.NodeFile(c.node, collectors.NodeServices)}, true
+	}
 	return sandbox{}, false
 }
+
+// sdnPause is the pause image the microsoft/SDN scripts build and register nodes with.
+const sdnPause = "kubeletwin/pause"
 
 // PauseImageProbe (IMG-PAUSE): the configured sandbox image exists locally under exactly
 // that reference.

@@ -44,6 +44,8 @@ func (p PodCIDRProbe) Check(node string, ev collectors.Evidence) []Finding {
 			if other := overlapping(nodes, node, pfx); other != "" {
 				f = c.finding(Fail, fmt.Sprintf("podCIDR %s overlaps node %s", cidr, other),
 					"two nodes handing out the same pod IPs breaks routing for both")
+			} else if outside := PodCIDRInCluster(node, ev); outside != nil {
+				f = *outside
 			} else {
 				f = c.finding(Pass, "podCIDR "+cidr)
 			}

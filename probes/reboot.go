@@ -40,7 +40,8 @@ func (p RebootProbe) Check(node string, ev collectors.Evidence) []Finding {
 		case st.hasSvc && st.svc.Status != "Running" && st.svc.StartType != "Automatic":
 			stopped = append(stopped, st.svc.Name)
 			details = append(details, fmt.Sprintf("%s: %s, StartType %s", st.svc.Name, st.svc.Status, st.svc.StartType))
-		case !st.hasSvc && st.hasProc && comp.label != "container runtime":
+		case !st.hasSvc && comp.label != "container runtime":
+			// a foreground process, or nothing at all: either way no service brings it back
 			foreground = append(foreground, comp.label)
 		}
 	}
@@ -52,13 +53,15 @@ func (p RebootProbe) Check(node string, ev collectors.Evidence) []Finding {
 			f.Details = append(f.Details, reboot)
 			evidence = append(evidence, collectors.NodeFile(node, collectors.NodeHost), collectors.ClusterNodes)
 		}
-		f.Fix = autostartFix(p.ID(), stopped)
-		f.Fix.Notes = []string{"Anthos nodes: the startup script runs only on first boot; deleting the node so the pool recreates it is the documented workaround"}
+		auto := autostartFix(p.ID(), stopped)
+		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
+			Params: auto.Params, Commands: auto.Commands, Verify: p.ID(),
+			Choices: []*Fix{auto, deleteNodeFix(node)}}
 		f.Evidence = evidence
 		return []Finding{f}
 	}
 	if len(foreground) > 0 {
-		f := c.finding(Warn, fmt.Sprintf("%s run as foreground processes, not services: nothing restarts them after a reboot",
+		f := c.finding(Warn, fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
 			strings.Join(foreground, " and ")),
 			"the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
 		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: p.ID(),

@@ -82,7 +82,11 @@ func (p RoutesProbe) Check(node string, ev collectors.Evidence) []Finding {
 	}
 	f := c.finding(Fail, fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", ")), details...)
 	f.Details = append(f.Details, "pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
-	f.Fix = routesFix(c, p.ID(), self.Status.Addresses, missing)
+	if c.podNetworkMissing() {
+		f.Details = append(f.Details, "add them once the HNS pod network exists (HNS-NETWORK): routes added now land on an interface the network's creation replaces")
+	} else {
+		f.Fix = routesFix(c, p.ID(), self.Status.Addresses, missing)
+	}
 	f.Evidence = append(evidence, collectors.NodeFile(node, collectors.NodeIPAddresses))
 	return []Finding{f}
 }
@@ -134,4 +138,18 @@ func routesFix(c check, verify string, addrs []corev1.NodeAddress, missing []wan
 		Notes:    []string{"idempotent: a route that already exists is skipped", "SDN nodes: C:\\k\\AddRoutes.ps1 -masterIp <ip> does the same"},
 		Precheck: "the routes are still missing",
 	}
+}
+
+// podNetworkMissing says whether the node's expected HNS network is known not to exist.
+func (c check) podNetworkMissing() bool {
+	plan, ok := c.plan()
+	if !ok {
+		return false
+	}
+	nets, ok := optional(c, collectors.NodeHNSNetworks, decode.DecodeHNSNetworks)
+	if !ok {
+		return false
+	}
+	_, found := decode.FindNetwork(nets, plan.name)
+	return !found
 }

@@ -158,6 +158,10 @@ func Sort(fs []probes.Finding) {
 		if a.Status != b.Status {
 			return a.Status > b.Status
 		}
+		// An unreachable node's REACH finding explains the rest: show it first.
+		if (a.Probe == probes.ReachID) != (b.Probe == probes.ReachID) {
+			return a.Probe == probes.ReachID
+		}
 		return a.Probe < b.Probe
 	})
 }

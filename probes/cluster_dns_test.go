@@ -1,0 +1,105 @@
+package probes
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+)
+
+// clCNI is an SDN-style l2bridge CNI config with the given DNS server and ExceptionList.
+func clCNI(dns, exceptions string) string {
+	return `{"cniVersion":"0.2.0","name":"l2bridge","type":"win-bridge","master":"Ethernet",
+  "dns":{"Nameservers":["` + dns + `"],"Search":["svc.cluster.local"]},
+  "policies":[{"Name":"EndpointPolicy","Value":{"Type":"OutBoundNAT","ExceptionList":[` + exceptions + `]}},
+    {"Name":"EndpointPolicy","Value":{"Type":"ROUTE","DestinationPrefix":"10.32.0.0/24","NeedEncap":true}}]}`
+}
+
+func clKubeletProc(dns string) string {
+	return `[{"Name":"kubelet.exe","ProcessId":4242,"CommandLine":"C:\\k\\kubelet.exe --hostname-override=win-1 --cluster-dns=` + dns + ` --cluster-domain=cluster.local --resolv-conf=\"\""}]`
+}
+
+func TestDNSConfig(t *testing.T) {
+	winIP := `[{"IPAddress":"10.240.0.22","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"}]`
+	good := `"10.200.0.0/16","10.32.0.0/24","10.240.0.0/24"`
+	cfg := `{"serviceCIDR":"10.32.0.0/24","clusterCIDR":"10.200.0.0/16","sources":{"serviceCIDR":"by hand","clusterCIDR":"by hand"}}`
+	base := func(t *testing.T) map[string]string {
+		return map[string]string{
+			collectors.ClusterNodes:                                  string(clList(t, clWinNode("win-1"), clLinuxNode("node-0", "10.240.0.20", "10.200.0.0/24"))),
+			collectors.ClusterServices:                               string(clList(t, clService("kube-system", "kube-dns", "10.32.0.10"), clService("default", "kubernetes", "10.32.0.1"))),
+			collectors.ClusterConfig:                                 cfg,
+			collectors.NodeFile("win-1", collectors.NodeIPAddresses): winIP,
+			collectors.NodeFile("win-1", collectors.NodeProcesses):   clKubeletProc("10.32.0.10"),
+			collectors.NodeFile("win-1", collectors.NodeCNIConfig):   clCNI("10.32.0.10", good),
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		mod     func(map[string]string)
+		status  Status
+		want    []string
+		fixCIDR string
+	}{
+		{"healthy", func(map[string]string) {}, Pass, []string{"kubelet cluster DNS 10.32.0.10 = kube-dns"}, ""},
+		{"SDN start-kubelet.ps1 defaults", func(m map[string]string) {
+			m[collectors.NodeFile("win-1", collectors.NodeProcesses)] = clKubeletProc("11.0.0.10")
+			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("11.0.0.10", `"10.200.0.0/16","11.0.0.0/8","10.240.0.0/24"`)
+		}, Fail, []string{"kubelet cluster DNS 11.0.0.10 is not kube-dns 10.32.0.10", `$KubeDnsServiceIp = "11.0.0.10"`,
+			"CNI DNS nameservers 11.0.0.10", "ExceptionList lacks the service CIDR 10.32.0.0/24", "ExceptionList holds 11.0.0.0/8, the SDN default",
+			`$serviceCIDR = "11.0.0.0/8"`, "(and 3 more)"}, "10.32.0.0/24"},
+		{"10.0.0.0/8 instead of the ranges", func(m map[string]string) {
+			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("10.32.0.10", `"10.0.0.0/8"`)
+		}, Warn, []string{"ExceptionList entry 10.0.0.0/8 is broader than needed", "the cluster CIDR 10.200.0.0/16 and the service CIDR 10.32.0.0/24 and the node subnet 10.240.0.0/24"}, "10.32.0.0/24"},
+		{"cluster CIDR missing, stray range", func(m map[string]string) {
+			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("10.32.0.10", `"10.32.0.0/24","10.240.0.0/24","172.16.0.0/12"`)
+		}, Fail, []string{"ExceptionList lacks the cluster CIDR 10.200.0.0/16", "entry 172.16.0.0/12 matches no cluster range"}, "10.32.0.0/24"},
+		{"kubelet DNS from the config file, cluster ranges inferred", func(m map[string]string) {
+			delete(m, collectors.ClusterConfig)
+			delete(m, collectors.NodeFile("win-1", collectors.NodeProcesses))
+			m[collectors.NodeFile("win-1", collectors.NodeKubeletConfig)] = "kind: KubeletConfiguration\nclusterDNS:\n- 10.96.0.10\n"
+		}, Fail, []string{"kubelet cluster DNS 10.96.0.10 is not kube-dns 10.32.0.10", "kubelet-config.json"}, "<service CIDR: kube-apiserver --service-cluster-ip-range>"},
+		{"no kube-dns Service", func(m map[string]string) {
+			m[collectors.ClusterServices] = string(clList(t, clService("default", "kubernetes", "10.32.0.1")))
+		}, Pass, []string{"no kube-dns Service"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := base(t)
+			tc.mod(files)
+			f := clOne(t, DNSConfigProbe{}, "win-1", clEv(files), tc.status, tc.want...)
+			if tc.status >= Warn && (f.Fix == nil || f.Fix.Kind != Manual || !strings.HasPrefix(f.Fix.Commands[0], `(edit) C:\k\start-kubelet.ps1: $KubeDnsServiceIp = "10.32.0.10"; $serviceCIDR = "`+tc.fixCIDR+`"`)) {
+				t.Errorf("fix = %+v", f.Fix)
+			}
+		})
+	}
+	t.Run("inferred service range accepts the real one", func(t *testing.T) {
+		files := base(t)
+		delete(files, collectors.ClusterConfig) // 10.32.0.0/28 inferred from 10.32.0.1 and .10
+		clOne(t, DNSConfigProbe{}, "win-1", clEv(files), Pass)
+	})
+	t.Run("no CNI config, no kubelet", func(t *testing.T) {
+		files := base(t)
+		delete(files, collectors.NodeFile("win-1", collectors.NodeCNIConfig))
+		delete(files, collectors.NodeFile("win-1", collectors.NodeProcesses))
+		clOne(t, DNSConfigProbe{}, "win-1", clEv(files), Skip, "no evidence at nodes/win-1/cni-config.json")
+	})
+}
+
+func TestPodCIDRInCluster(t *testing.T) {
+	nodes := func(t *testing.T, cidr string) string {
+		return string(clList(t, clWinNode("win-1", func(n *corev1.Node) { n.Spec.PodCIDR = cidr })))
+	}
+	cfg := `{"clusterCIDR":"10.200.0.0/16"}`
+	if f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.200.3.0/24"), collectors.ClusterConfig: cfg})); f != nil {
+		t.Errorf("inside: %+v", f)
+	}
+	f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24"), collectors.ClusterConfig: cfg}))
+	if f == nil || f.Status != Fail || f.Summary != "podCIDR 10.244.3.0/24 is outside the cluster CIDR 10.200.0.0/16" {
+		t.Errorf("outside: %+v", f)
+	}
+	// Inferred from the podCIDRs themselves: proves nothing.
+	if f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24")})); f != nil {
+		t.Errorf("inferred: %+v", f)
+	}
+}

@@ -1,0 +1,146 @@
+package probes
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
+)
+
+// broadestPlausibleService is the widest range accepted as "the real service range" when
+// the service CIDR is only inferred (a lower bound): kubeadm's default is a /12.
+const broadestPlausibleService = 12
+
+// judgeExceptions checks the OutBoundNAT ExceptionList: traffic to a listed range leaves
+// the pod unNATed. So the cluster CIDR, the service CIDR and the node subnet must be
+// listed, and nothing beyond them: a pod reaching an external address inside a listed
+// range gets no SNAT and its replies are lost (FM-10).
+func (c check) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
+	if len(cni.ExceptionList) == 0 {
+		v.add(Pass, "", "the CNI config has no OutBoundNAT ExceptionList (this plugin does not use one): NAT exceptions not judged")
+		return
+	}
+	mgmt := c.mgmtSubnet()
+	if mgmt.known() {
+		v.evidence = append(v.evidence, collectors.ClusterNodes)
+		if !mgmt.inferred {
+			v.evidence = append(v.evidence, collectors.NodeFile(c.node, collectors.NodeIPAddresses))
+		}
+	}
+	var entries []netip.Prefix
+	for _, s := range cni.ExceptionList {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			if a, aerr := netip.ParseAddr(s); aerr == nil {
+				p = netip.PrefixFrom(a, a.BitLen())
+			} else {
+				v.add(Warn, fmt.Sprintf("ExceptionList entry %q is not a CIDR", s))
+				continue
+			}
+		}
+		entries = append(entries, p.Masked())
+	}
+	actual := "actual: ExceptionList [" + strings.Join(cni.ExceptionList, ", ") + "]"
+
+	required := []struct {
+		what string
+		r    addrRange
+		bad  Status
+	}{
+		{"cluster CIDR", plan.cluster, Fail},
+		{"service CIDR", plan.service, Fail},
+		{"node subnet", mgmt, Warn},
+	}
+	before := len(v.problems)
+	var unknown []string
+	for _, req := range required {
+		if !req.r.known() {
+			unknown = append(unknown, req.what)
+			continue
+		}
+		if coveredBy(entries, req.r.prefix) {
+			continue
+		}
+		effect := "pod traffic to it is SNATed to the node's IP instead of keeping the pod IP"
+		if req.what == "node subnet" {
+			effect = "traffic from pods to nodes is SNATed; the Kubernetes docs list the node subnet in the ExceptionList"
+		}
+		v.add(req.bad, fmt.Sprintf("ExceptionList lacks the %s %s", req.what, req.r.prefix),
+			fmt.Sprintf("expected: an ExceptionList entry covering the %s %s", req.what, req.r.describe()), actual, effect)
+	}
+	if len(unknown) > 0 {
+		v.details = append(v.details, "not known, so not required: "+strings.Join(unknown, ", ")+" (write cluster/cluster-config.json to state them)")
+	}
+
+	for _, e := range entries {
+		c.judgeEntry(v, e, required[0].r, required[1].r, mgmt, actual)
+	}
+	if len(v.problems) == before && len(unknown) < len(required) {
+		v.add(Pass, "", "ExceptionList ["+strings.Join(cni.ExceptionList, ", ")+"] covers the known cluster ranges and nothing else")
+	}
+}
+
+// judgeEntry flags one ExceptionList entry that stands for no cluster range, or that is
+// broader than the range it stands for.
+func (c check) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRange, actual string) {
+	explained := false
+	var broader []string
+	for _, r := range []struct {
+		what string
+		r    addrRange
+	}{{"cluster CIDR", cluster}, {"service CIDR", service}, {"node subnet", mgmt}} {
+		if !r.r.known() {
+			continue
+		}
+		switch {
+		case clusterconfig.Covers(r.r.prefix, e):
+			explained = true
+		case clusterconfig.Covers(e, r.r.prefix):
+			explained = true
+			// An inferred range is a lower bound: an entry up to a /12 may be the real one.
+			if !r.r.inferred || e.Bits() < broadestPlausibleService {
+				broader = append(broader, fmt.Sprintf("the %s %s", r.what, r.r.prefix))
+			}
+		}
+	}
+	if e.String() == sdnServiceTrap && service.known() && !clusterconfig.Covers(e, service.prefix) {
+		v.add(Fail, fmt.Sprintf("ExceptionList holds %s, the SDN default, not the service CIDR %s", e, service.prefix),
+			fmt.Sprintf("trap: the SDN start-kubelet.ps1 hard-codes $serviceCIDR = %q and writes it into the CNI config (ExceptionList and the ROUTE policy)", sdnServiceTrap),
+			fmt.Sprintf("expected: the service CIDR %s", service.describe()), actual,
+			"pods' traffic to any 11.x address (outside the cluster) is not SNATed and gets no reply")
+		return
+	}
+	switch {
+	case !explained && (cluster.known() || service.known()):
+		v.add(Warn, fmt.Sprintf("ExceptionList entry %s matches no cluster range", e),
+			fmt.Sprintf("expected: only the cluster CIDR, the service CIDR and the node subnet; %s is none of them", e), actual,
+			fmt.Sprintf("pods reaching addresses in %s are not SNATed, so replies from outside the cluster are lost (FM-10)", e))
+	case len(broader) > 0 && !equalsAny(e, cluster, service, mgmt):
+		v.add(Warn, fmt.Sprintf("ExceptionList entry %s is broader than needed", e),
+			fmt.Sprintf("expected: %s itself; %s also covers addresses outside the cluster", strings.Join(broader, " and "), e), actual,
+			"an external destination inside it is not SNATed and its replies are lost: \"exclude the external IP you are trying to query from the ExceptionList\" (Kubernetes docs)")
+	}
+}
+
+// equalsAny: an entry that is exactly one known range is never "broader", even if it
+// happens to contain a smaller one too.
+func equalsAny(e netip.Prefix, rs ...addrRange) bool {
+	for _, r := range rs {
+		if r.known() && e == r.prefix.Masked() {
+			return true
+		}
+	}
+	return false
+}
+
+func coveredBy(entries []netip.Prefix, r netip.Prefix) bool {
+	for _, e := range entries {
+		if clusterconfig.Covers(e, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+package probes
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
+)
+
+// addrRange is one of the cluster's address ranges and where it came from.
+type addrRange struct {
+	prefix   netip.Prefix // IPv4 part; invalid when unknown
+	source   string
+	inferred bool // a lower bound guessed from addresses in use, not configuration
+}
+
+func (r addrRange) known() bool { return r.prefix.IsValid() }
+
+// describe is "10.32.0.0/24 (ServiceCIDR kubernetes ...)".
+func (r addrRange) describe() string {
+	if r.source == "" {
+		return r.prefix.String()
+	}
+	return fmt.Sprintf("%s (%s)", r.prefix, r.source)
+}
+
+// addressPlan is the cluster's address plan as far as the evidence shows it.
+type addressPlan struct {
+	service, cluster addrRange
+	kubeDNS          string
+	dnsSource        string
+	evidence         []string // the files it came from
+}
+
+// addressPlan reads cluster/cluster-config.json and completes it from the API objects
+// (kube-dns from services.json, ranges inferred the way the collector infers them), so a
+// hand-assembled bundle without cluster-config.json is judged the same.
+func (c check) addressPlan() addressPlan {
+	var p addressPlan
+	cfg, err := readDecode(c.ev, collectors.ClusterConfig, clusterconfig.Decode)
+	if err == nil {
+		p.evidence = append(p.evidence, collectors.ClusterConfig)
+	}
+	svcs, svcErr := readDecode(c.ev, collectors.ClusterServices, decode.Services)
+	nodes, nodeErr := readDecode(c.ev, collectors.ClusterNodes, decode.Nodes)
+	// The kube-dns Service itself outranks a copy of its IP.
+	if ip, src := clusterconfig.KubeDNS(svcs); svcErr == nil && ip != "" {
+		cfg.Set(clusterconfig.KeyKubeDNS, ip, src)
+		p.evidence = append(p.evidence, collectors.ClusterServices)
+	}
+	if svcErr == nil || nodeErr == nil {
+		cfg.Infer(nodes, svcs)
+	}
+	p.kubeDNS, p.dnsSource = cfg.KubeDNS, cfg.Sources[clusterconfig.KeyKubeDNS]
+	if p.dnsSource == "" && p.kubeDNS != "" {
+		p.dnsSource = collectors.ClusterConfig
+	}
+	rng := func(key, v string) addrRange {
+		pfx, ok := clusterconfig.IPv4(v)
+		if !ok {
+			return addrRange{}
+		}
+		src := cfg.Sources[key]
+		if src == "" {
+			src = collectors.ClusterConfig
+		}
+		return addrRange{prefix: pfx, source: src, inferred: cfg.Inferred(key)}
+	}
+	p.service = rng(clusterconfig.KeyServiceCIDR, cfg.ServiceCIDR)
+	p.cluster = rng(clusterconfig.KeyClusterCIDR, cfg.ClusterCIDR)
+	return p
+}
+
+// PodCIDRInCluster judges a node's podCIDR against the cluster CIDR, when the cluster
+// states one (an inferred range proves nothing here: it is built from the podCIDRs). It
+// returns nil when there is nothing to say; NODE-PODCIDR can append the finding's details
+// or report it as is.
+func PodCIDRInCluster(node string, ev collectors.Evidence) *Finding {
+	c := check{"NODE-PODCIDR", node, ev}
+	_, self, bad := c.clusterNodes()
+	if bad != nil || self.Spec.PodCIDR == "" {
+		return nil
+	}
+	plan := c.addressPlan()
+	pod, ok := prefix(self.Spec.PodCIDR)
+	if !ok || !plan.cluster.known() || plan.cluster.inferred {
+		return nil
+	}
+	if clusterconfig.Covers(plan.cluster.prefix, pod) {
+		return nil
+	}
+	f := c.finding(Fail, fmt.Sprintf("podCIDR %s is outside the cluster CIDR %s", pod, plan.cluster.prefix),
+		"expected: a podCIDR inside "+plan.cluster.describe(),
+		"actual: "+self.Spec.PodCIDR+" (node spec.podCIDR)",
+		"pods here get addresses the rest of the cluster treats as external: kube-proxy masquerades them and the CNI ExceptionList does not cover them")
+	f.Evidence = []string{collectors.ClusterNodes, collectors.ClusterConfig}
+	return &f
+}
+
+// podsOn returns the pods bound to node in cluster/pods.json.
+func podsOn(pods []corev1.Pod, node string) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if p.Spec.NodeName == node {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// eventsAbout returns the events whose involvedObject is the pod.
+func eventsAbout(evs []corev1.Event, p corev1.Pod) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range evs {
+		o := e.InvolvedObject
+		if o.Kind == "Pod" && o.Namespace == p.Namespace && o.Name == p.Name && (o.UID == "" || o.UID == p.UID) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// optionalCluster reads cluster evidence that a probe can do without (events when RBAC
+// denied them); note says why it is missing when it was not collected.
+func optionalCluster[T any](c check, path string, dec func(string, []byte) (T, error)) (v T, note string) {
+	v, err := readDecode(c.ev, path, dec)
+	if err != nil {
+		if why := c.ev.CollectError(path); why != "" {
+			return v, fmt.Sprintf("%s not collected: %s", path, strings.SplitN(why, "\n", 2)[0])
+		}
+	}
+	return v, ""
+}
+
+func podID(p corev1.Pod) string { return p.Namespace + "/" + p.Name }

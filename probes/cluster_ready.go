@@ -1,0 +1,124 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+)
+
+// NodeReadyProbe (NODE-READY): the node's Ready condition is True, and none of the
+// conditions Node Problem Detector sets on Windows nodes (Anthos) reports a broken
+// component. It reads only cluster evidence, so it judges even a node that cannot be
+// reached.
+type NodeReadyProbe struct{}
+
+func (NodeReadyProbe) ID() string      { return "NODE-READY" }
+func (NodeReadyProbe) Title() string   { return "node is Ready" }
+func (NodeReadyProbe) Needs() []string { return []string{collectors.ClusterNodes} }
+
+func (p NodeReadyProbe) Check(node string, ev collectors.Evidence) []Finding {
+	c := check{p.ID(), node, ev}
+	_, self, bad := c.clusterNodes()
+	if bad != nil {
+		return []Finding{*bad}
+	}
+	var problems, details []string
+	ready, hasReady := condition(self, corev1.NodeReady)
+	switch {
+	case !hasReady:
+		problems = append(problems, "no Ready condition")
+		details = append(details, "the kubelet never reported status for this node (registered by hand, or the kubelet never started)")
+	case ready.Status != corev1.ConditionTrue:
+		problems = append(problems, fmt.Sprintf("Ready=%s (%s)", ready.Status, orNone(ready.Reason)))
+		details = append(details, "expected: Ready=True", "actual: "+describeCondition(ready))
+		if hint := readyHint(ready); hint != "" {
+			details = append(details, hint)
+		}
+	}
+	// Node Problem Detector's Windows health conditions: any True makes the node
+	// NotReady, and NPD restarts the component.
+	for _, t := range []corev1.NodeConditionType{"KubeletUnhealthy", "KubeProxyUnhealthy", "ContainerRuntimeUnhealthy"} {
+		if cond, ok := condition(self, t); ok && cond.Status == corev1.ConditionTrue {
+			problems = append(problems, fmt.Sprintf("%s=True", t))
+			details = append(details, fmt.Sprintf("expected: %s=False", t), "actual: "+describeCondition(cond),
+				"Node Problem Detector saw the component fail its health check and restarts it; see its logs in C:\\var\\log\\node-problem-detector")
+		}
+	}
+	if len(problems) == 0 {
+		f := c.finding(Pass, fmt.Sprintf("Ready since %s", ready.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")))
+		f.Evidence = []string{collectors.ClusterNodes}
+		return []Finding{f}
+	}
+	f := c.finding(Fail, "node not healthy: "+strings.Join(problems, ", "), details...)
+	f.Fix = readyFix(p.ID(), node, hasReady && ready.Status == corev1.ConditionUnknown)
+	f.Evidence = []string{collectors.ClusterNodes}
+	return []Finding{f}
+}
+
+func condition(n corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {
+	for _, c := range n.Status.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return corev1.NodeCondition{}, false
+}
+
+func describeCondition(c corev1.NodeCondition) string {
+	s := fmt.Sprintf("%s=%s, reason %s", c.Type, c.Status, orNone(c.Reason))
+	if c.Message != "" {
+		s += fmt.Sprintf(", message %q", c.Message)
+	}
+	if !c.LastTransitionTime.IsZero() {
+		s += ", since " + c.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	if !c.LastHeartbeatTime.IsZero() {
+		s += ", last heartbeat " + c.LastHeartbeatTime.UTC().Format("2006-01-02 15:04:05Z")
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// readyHint maps the kubelet's NotReady messages to the probe that finds the cause.
+func readyHint(c corev1.NodeCondition) string {
+	m := strings.ToLower(c.Reason + " " + c.Message)
+	switch {
+	case strings.Contains(m, "stopped posting node status"), c.Status == corev1.ConditionUnknown:
+		return "the kubelet stopped reporting: it is not running, or the node is down or unreachable (after a reboot the SDN scripts start nothing: see SVC-REBOOT and SVC-KUBELET)"
+	case strings.Contains(m, "network plugin") || strings.Contains(m, "cni"):
+		return "the network is not ready: the CNI config or the HNS network is missing (see HNS-NETWORK and NODE-PODCIDR)"
+	case strings.Contains(m, "runtime") || strings.Contains(m, "pleg"):
+		return "the container runtime is not answering the kubelet (see the runtime service probe)"
+	}
+	return ""
+}
+
+func readyFix(verify, node string, unknown bool) *Fix {
+	restart := &Fix{ID: "restart-node-components", Title: "Start the node's components and check why they stopped", Kind: Manual, Verify: verify,
+		Commands: []string{
+			"Get-Service containerd, docker, kubelet, kube-proxy -ErrorAction SilentlyContinue | ft Name, Status, StartType",
+			"Start-Service containerd; Start-Service kubelet; Start-Service kube-proxy",
+			"Get-Content C:\\var\\log\\kubelet\\*.log -Tail 50   # or C:\\k\\kubelet.log with the SDN scripts",
+		},
+		Notes: []string{"the node probes (SVC-*, HNS-*) name the component at fault when the node is reachable"}}
+	if !unknown {
+		return restart
+	}
+	del := &Fix{ID: "delete-node", Title: "Delete the node object so the node pool recreates it", Kind: KubeAPI, Action: "delete-node",
+		Commands:   []string{"kubectl delete node " + node},
+		Disruptive: true, Impact: "the Node object and the pods bound to it are deleted; only a managed node pool (Anthos, cluster-api) recreates the VM, elsewhere the kubelet must re-register",
+		Verify: verify, Precheck: "the node is still NotReady",
+		Notes: []string{"Anthos clusters on VMware document this for nodes NotReady after a VM reboot: the startup script runs only on first boot",
+			"the node is judged again once it has re-registered; until then it is missing from the node list"}}
+	return &Fix{ID: "node-not-ready", Title: "Bring the node back (choose one)", Kind: Manual, Verify: verify,
+		Commands: restart.Commands, Choices: []*Fix{restart, del}}
+}

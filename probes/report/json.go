@@ -1,0 +1,115 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+)
+
+// SchemaVersion is the version of the JSON envelope this build writes and reads. Bump
+// it on any change an older reader would misread (renames, changed meaning); adding an
+// optional field is not such a change, and readers ignore fields they do not know.
+//
+// The envelope (schemaVersion 1):
+//
+//	{
+//	  "schemaVersion": 1,
+//	  "tool": "wintroubleshoot", "version": "0.3.0",   // strings, "" when unknown
+//	  "source": "bundle x.tar.gz",                     // where the evidence came from
+//	  "cluster": "aks-prod", "context": "aks-prod-admin",
+//	  "time": "2025-01-02T03:04:05Z",                  // RFC 3339; omitted when unknown
+//	  "summary": {"nodes": 2, "pass": 5, "skip": 0, "warn": 1, "fail": 2, "error": 1},
+//	  "findings": [ ... ]                              // probes.Finding, report order
+//	}
+//
+// summary.nodes counts real nodes (cluster-wide findings are not a node). Statuses are
+// the names "pass", "skip", "warn", "fail", "error". findings is [] when empty, never null.
+const SchemaVersion = 1
+
+type envelope struct {
+	SchemaVersion int              `json:"schemaVersion"`
+	Tool          string           `json:"tool"`
+	Version       string           `json:"version"`
+	Source        string           `json:"source"`
+	Cluster       string           `json:"cluster"`
+	Context       string           `json:"context"`
+	Time          time.Time        `json:"time,omitzero"`
+	Summary       jsonSummary      `json:"summary"`
+	Findings      []probes.Finding `json:"findings"`
+}
+
+type jsonSummary struct {
+	Nodes int `json:"nodes"`
+	Pass  int `json:"pass"`
+	Skip  int `json:"skip"`
+	Warn  int `json:"warn"`
+	Fail  int `json:"fail"`
+	Error int `json:"error"`
+}
+
+func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding) error {
+	c := Counts(sorted)
+	env := envelope{
+		SchemaVersion: SchemaVersion,
+		Tool:          meta.Tool,
+		Version:       meta.Version,
+		Source:        meta.Source,
+		Cluster:       meta.Cluster,
+		Context:       meta.Context,
+		Time:          meta.Time,
+		Summary: jsonSummary{
+			Nodes: nodeCount(sorted),
+			Pass:  c[probes.Pass], Skip: c[probes.Skip], Warn: c[probes.Warn],
+			Fail: c[probes.Fail], Error: c[probes.Error],
+		},
+		Findings: sorted,
+	}
+	if env.Findings == nil {
+		env.Findings = []probes.Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	// Commands hold "&&", "<" and ">" that people read in the file; JSON is not HTML.
+	enc.SetEscapeHTML(false)
+	return enc.Encode(env)
+}
+
+// Read parses a JSON report written by Write (as stored in a bundle) back into its
+// meta and findings, for `analyze` and `diff`. It rejects a schemaVersion it does not
+// know rather than guess, and ignores unknown fields so additive changes stay readable.
+// The summary is not returned: it is derived, so callers recompute it with Counts.
+func Read(r io.Reader) (Meta, []probes.Finding, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Meta{}, nil, fmt.Errorf("read report: %w", err)
+	}
+	// Check the version before decoding the rest, so a future format's findings are
+	// never half-understood (and its errors never reported as ours).
+	var head struct {
+		SchemaVersion *int `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return Meta{}, nil, fmt.Errorf("read report: not a JSON report: %w", err)
+	}
+	switch {
+	case head.SchemaVersion == nil:
+		return Meta{}, nil, errors.New("read report: no schemaVersion; not a wintroubleshoot JSON report")
+	case *head.SchemaVersion != SchemaVersion:
+		return Meta{}, nil, fmt.Errorf("read report: schemaVersion %d is not supported (this build reads %d); was it written by a newer wintroubleshoot?",
+			*head.SchemaVersion, SchemaVersion)
+	}
+	var env envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return Meta{}, nil, fmt.Errorf("read report: %w", err)
+	}
+	meta := Meta{
+		Tool: env.Tool, Version: env.Version, Source: env.Source,
+		Cluster: env.Cluster, Context: env.Context, Time: env.Time,
+	}
+	return meta, env.Findings, nil
+}
