@@ -136,3 +136,18 @@ func TestLiveEqualsAnalyze(t *testing.T) {
 		}
 	}
 }
+
+// copyNode puts a scenario node's recorded evidence into a tree.
+func copyNode(t testing.TB, fsys fs.FS, tree *collectors.Tree, node string) {
+	err := fs.WalkDir(fsys, "nodes/"+node, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		tree.Put(p, b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,221 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+)
+
+// fixBench is one scenario node behind a fake node, with a fix runner over it.
+type fixBench struct {
+	fake  *fakenode.Node
+	eng   *engine.Engine
+	fixer *engine.Fixer
+	audit *engine.Audit
+	node  string
+}
+
+func newFixBench(t *testing.T, scenario string, extra ...string) *fixBench {
+	t.Helper()
+	fsys, meta, _, err := scenarios.Load(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(extra) > 0 { // path, content pairs laid over the scenario
+		m := fstest.MapFS{}
+		if err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(fsys, p)
+			m[p] = &fstest.MapFile{Data: b}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i]] = &fstest.MapFile{Data: []byte(extra[i+1])}
+		}
+		fsys = m
+	}
+	node := meta.Nodes[0]
+	fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
+	target := engine.Target{Name: node, Transport: serve(t, transport.WinRMHTTPS, fake, nil)}
+	eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(t, fsys)}
+	audit := &engine.Audit{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{node: target}, Audit: audit, User: "tester"}
+	return &fixBench{fake: fake, eng: eng, fixer: fx, audit: audit, node: node}
+}
+
+// finding sweeps the node and returns one probe's finding.
+func (b *fixBench) finding(t *testing.T, probe string) probes.Finding {
+	t.Helper()
+	for _, f := range b.eng.ProbeNode(context.Background(), engine.Target{Name: b.node, Transport: b.fixer.Targets[b.node].Transport}, func(engine.Event) {}) {
+		if f.Probe == probe {
+			return f
+		}
+	}
+	t.Fatalf("no %s finding", probe)
+	return probes.Finding{}
+}
+
+func (b *fixBench) fixCalls() []string {
+	var out []string
+	for _, c := range b.fake.Commands() {
+		for _, name := range c.Calls {
+			if strings.HasPrefix(name, "fix-") {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func pick(f probes.Finding, id string) *probes.Fix {
+	for _, x := range engine.Runnable(f) {
+		if x.ID == id {
+			return x
+		}
+	}
+	return nil
+}
+
+// TestNodeFixesEndToEnd: each node-script fix runs through real WinRM, the fake node
+// records exactly that script with its parameters as data, switches to the scenario's
+// after-state, and the verifying probe passes.
+func TestNodeFixesEndToEnd(t *testing.T) {
+	cases := []struct {
+		scenario, probe, fix string
+		allowDisruptive      bool
+	}{
+		{"kubelet-service-stopped", "SVC-KUBELET", "start-service", false},
+		{"reboot-services-stopped", "SVC-REBOOT", "service-autostart", false},
+		{"routes-missing", "NET-ROUTES", "add-routes", false},
+		{"kube-proxy-network-service", "HNS-KPROXY-NET", "kube-proxy-network", false},
+		{"leftover-containers", "RUNTIME-LEFTOVERS", "restart-runtime", true},
+	}
+	for _, c := range cases {
+		t.Run(c.scenario+"/"+c.fix, func(t *testing.T) {
+			b := newFixBench(t, c.scenario)
+			f := b.finding(t, c.probe)
+			if f.Status < probes.Warn {
+				t.Fatalf("%s passes before the fix: %s", c.probe, f.Summary)
+			}
+			fix := pick(f, c.fix)
+			if fix == nil {
+				t.Fatalf("%s offers no %s fix: %+v", c.probe, c.fix, f.Fix)
+			}
+			out, err := b.fixer.Apply(context.Background(), f, fix, c.allowDisruptive)
+			if err != nil {
+				t.Fatalf("apply: %v (output %q)", err, out.Output)
+			}
+			if out.Result != "verified" || out.After.Status >= probes.Warn {
+				t.Fatalf("not verified: %s %s", out.After.Status, out.After.Summary)
+			}
+			if calls := b.fixCalls(); len(calls) != 1 || calls[0] != fix.Action {
+				t.Fatalf("the node ran %v, want exactly %s", calls, fix.Action)
+			}
+			entries, err := b.audit.Entries()
+			if err != nil || len(entries) != 1 || entries[0].Result != "verified" || entries[0].Node != b.node {
+				t.Fatalf("audit %+v %v", entries, err)
+			}
+		})
+	}
+}
+
+// TestFixRefusals: a declined confirmation runs nothing; a stale precondition refuses; a
+// failing command reports its output and leaves the finding failing; disruptive fixes
+// need an explicit allow; the cooldown stops loops. The audit log records each.
+func TestFixRefusals(t *testing.T) {
+	ctx := context.Background()
+	t.Run("declined", func(t *testing.T) {
+		b := newFixBench(t, "kubelet-service-stopped")
+		f := b.finding(t, "SVC-KUBELET")
+		b.fixer.Declined(f, f.Fix)
+		if calls := b.fixCalls(); len(calls) != 0 {
+			t.Fatalf("declined, yet the node ran %v", calls)
+		}
+		assertAudit(t, b.audit, "declined")
+	})
+	t.Run("stale precondition", func(t *testing.T) {
+		b := newFixBench(t, "kubelet-service-stopped")
+		f := b.finding(t, "SVC-KUBELET")
+		// Someone else starts the kubelet between the preview and the confirmation.
+		if _, err := b.fixer.Apply(ctx, f, f.Fix, false); err != nil {
+			t.Fatal(err)
+		}
+		b.fixer.Cooldown = time.Nanosecond
+		_, err := b.fixer.Apply(ctx, f, f.Fix, false)
+		if !errors.Is(err, engine.ErrRefused) || !strings.Contains(err.Error(), "precondition") {
+			t.Fatalf("want a precondition refusal, got %v", err)
+		}
+		if calls := b.fixCalls(); len(calls) != 1 {
+			t.Fatalf("the stale fix ran: %v", calls)
+		}
+		assertAudit(t, b.audit, "verified", "refused")
+	})
+	t.Run("failing command", func(t *testing.T) {
+		b := newFixBench(t, "routes-missing", "after/fix-add-routes/result.err",
+			"exit 1\nNew-NetRoute : Access is denied.\r\n    + CategoryInfo          : PermissionDenied: (MSFT_NetRoute:ROOT/StandardCimv2/MSFT_NetRoute) [New-NetRoute], CimException\n")
+		f := b.finding(t, "NET-ROUTES")
+		out, err := b.fixer.Apply(ctx, f, f.Fix, false)
+		if err == nil || out.Result != "failed" || !strings.Contains(out.Output, "Access is denied") {
+			t.Fatalf("want a failure with the node's output, got %v %+v", err, out)
+		}
+		if again := b.finding(t, "NET-ROUTES"); again.Status < probes.Warn {
+			t.Fatalf("a failed fix left the finding passing: %s", again.Summary)
+		}
+		assertAudit(t, b.audit, "failed")
+		if e, _ := b.audit.Entries(); !strings.Contains(e[0].Output, "Access is denied") {
+			t.Errorf("the audit lacks the output: %+v", e[0])
+		}
+	})
+	t.Run("disruptive and cooldown", func(t *testing.T) {
+		b := newFixBench(t, "leftover-containers")
+		f := b.finding(t, "RUNTIME-LEFTOVERS")
+		if _, err := b.fixer.Apply(ctx, f, f.Fix, false); !errors.Is(err, engine.ErrRefused) || !strings.Contains(err.Error(), "disruptive") {
+			t.Fatalf("disruptive fix ran without --allow-disruptive: %v", err)
+		}
+		if len(b.fixCalls()) != 0 {
+			t.Fatal("the refused fix reached the node")
+		}
+		b2 := newFixBench(t, "kubelet-service-stopped")
+		g := b2.finding(t, "SVC-KUBELET")
+		b2.fixer.Now = func() time.Time { return time.Unix(1000, 0) }
+		if _, err := b2.fixer.Apply(ctx, g, g.Fix, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b2.fixer.Apply(ctx, g, g.Fix, false); !errors.Is(err, engine.ErrRefused) || !strings.Contains(err.Error(), "wait") {
+			t.Fatalf("cooldown did not hold: %v", err)
+		}
+		assertAudit(t, b.audit, "refused")
+	})
+}
+
+func assertAudit(t *testing.T, a *engine.Audit, results ...string) {
+	t.Helper()
+	entries, err := a.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(results) {
+		t.Fatalf("audit has %d entries, want %v: %+v", len(entries), results, entries)
+	}
+	for i, r := range results {
+		e := entries[i]
+		if e.Result != r || e.User != "tester" || e.Fix == "" || e.Time.IsZero() {
+			t.Errorf("audit entry %d: %+v, want result %s", i, e, r)
+		}
+	}
+}
