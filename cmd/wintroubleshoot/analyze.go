@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+)
+
+func newAnalyzeCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	var out outputOptions
+	var nodes []string
+	cmd := &cobra.Command{
+		Use:   "analyze DIR|BUNDLE.tar.gz",
+		Short: "Judge evidence collected earlier: a folder assembled by hand, or a snapshot bundle",
+		Long: strings.TrimSpace(`
+Runs the same probes as a live run over evidence already collected. A folder holds
+cluster/... (kubectl JSON) and nodes/<node>/... (what each node printed); the table of
+paths and the commands that produce them is in fixtures/scenarios/README.md. A bundle is
+what 'wintroubleshoot snapshot' writes; its checksums are verified first.`),
+		Example: strings.TrimSpace(`
+  wintroubleshoot analyze ./case-1234
+  wintroubleshoot analyze snapshot.tar.gz -o markdown > ticket.md
+  wintroubleshoot analyze ./case-1234 --node win-1 -o json`),
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return analyzePath(cmd.Context(), streams, args[0], nodes, out)
+		},
+	}
+	out.addFlags(cmd)
+	cmd.Flags().StringSliceVar(&nodes, "node", nil, "judge only these nodes (default: every nodes/<node>/ folder)")
+	return cmd
+}
+
+// analyzePath judges a folder or bundle and prints the findings.
+func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path string, nodes []string, out outputOptions) error {
+	format, failOn, err := out.parse()
+	if err != nil {
+		return err
+	}
+	ev, source, err := openEvidence(ctx, path)
+	if err != nil {
+		return &exitError{code: report.ExitUsage, err: err}
+	}
+	findings, err := engine.Analyze(probes.Default(), ev, nodes)
+	if err != nil {
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
+	}
+	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
+	return printFindings(streams, format, failOn, meta, findings, ev, out.verbose)
+}
+
+// openEvidence opens a folder, or a bundle when the path is a file.
+func openEvidence(ctx context.Context, path string) (collectors.Evidence, string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return collectors.Evidence{}, "", fmt.Errorf("opening evidence: %w", err)
+	}
+	if st.IsDir() {
+		return collectors.Evidence{FS: os.DirFS(path)}, "folder " + path, nil
+	}
+	return openBundle(ctx, path)
+}
+
+// printFindings renders findings and turns them into the exit code.
+func printFindings(streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
+	meta report.Meta, findings []probes.Finding, ev collectors.Evidence, verbose bool) error {
+	opt := report.Options{Color: format == report.Text && colorFor(streams.Out), Verbose: verbose}
+	if format == report.Markdown {
+		opt.Excerpts = excerpts(ev, findings)
+	}
+	if err := report.Write(streams.Out, format, meta, findings, opt); err != nil {
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("writing the report: %w", err)}
+	}
+	if code := report.ExitCode(findings, failOn); code != report.ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// excerpts gives the first lines of the evidence behind each finding that is not a pass,
+// for the Markdown report.
+func excerpts(ev collectors.Evidence, findings []probes.Finding) map[string]string {
+	out := map[string]string{}
+	for _, f := range findings {
+		if f.Status == probes.Pass {
+			continue
+		}
+		for _, p := range f.Evidence {
+			if _, done := out[p]; done {
+				continue
+			}
+			b, err := fs.ReadFile(ev.FS, p)
+			if err != nil {
+				continue
+			}
+			if t, err := decode.Text(p, b); err == nil {
+				out[p] = strings.ReplaceAll(string(t), "\r\n", "\n")
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+)
+
+func newDemoCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	var out outputOptions
+	var headless bool
+	var only []string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run against a built-in fleet of fake Windows nodes (no cluster, no Windows needed)",
+		Long: strings.TrimSpace(`
+Starts, in this process, one fake Windows node per recorded scenario, speaking real WinRM
+(HTTPS and HTTP) and SSH on loopback, each with the cluster evidence of its scenario, and
+opens the interactive screen on them. Every failure kind the tool knows is in the fleet;
+press f on a finding to watch a fix run and verify. Nothing leaves this machine.`),
+		Example: strings.TrimSpace(`
+  wintroubleshoot demo
+  wintroubleshoot demo --report -o markdown
+  wintroubleshoot demo --scenario podcidr-empty --scenario routes-missing`),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			fl, stop, err := startDemo(ctx, only)
+			if err != nil {
+				return &exitError{code: report.ExitUsage, err: err}
+			}
+			defer stop()
+			if !headless {
+				return runTUI(ctx, streams, fl, "demo fleet", "demo")
+			}
+			format, failOn, err := out.parse()
+			if err != nil {
+				return err
+			}
+			var findings []probes.Finding
+			fl.Probe(ctx, nil, func(ev engine.Event) {
+				if ev.Kind == engine.Done {
+					findings = ev.Findings
+				}
+			})
+			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
+			return printFindings(streams, format, failOn, meta, findings, collectors.Evidence{}, out.verbose)
+		},
+	}
+	out.addFlags(cmd)
+	cmd.Flags().BoolVar(&headless, "report", false, "print the findings instead of opening the screen")
+	cmd.Flags().StringArrayVar(&only, "scenario", nil, "only these scenarios (default: all of "+strings.Join(scenarios.Names(), ", ")+")")
+	return cmd
+}
+
+// startDemo starts the fake fleet and a member per scenario. Each member's engine holds
+// its scenario's cluster evidence; API-side fixes edit that evidence in memory.
+func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
+	names := only
+	if len(names) == 0 {
+		names = scenarios.Names()
+	}
+	var scs []fakenode.FleetScenario
+	for _, n := range names {
+		fsys, meta, _, err := scenarios.Load(n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("loading scenario %s: %w", n, err)
+		}
+		for _, node := range meta.Nodes {
+			scs = append(scs, fakenode.FleetScenario{Name: n, Node: node, FS: fsys})
+		}
+	}
+	fakes, err := fakenode.StartFleet(ctx, scs)
+	if err != nil {
+		return nil, nil, err
+	}
+	who := "demo"
+	if u, err := user.Current(); err == nil {
+		who = u.Username
+	}
+	fl := newFleet(16)
+	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
+	for _, m := range fakes.Members {
+		tree := collectors.NewTree()
+		if err := copyCluster(tree, m.FS); err != nil {
+			fakes.Close()
+			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+		}
+		eng := &engine.Engine{Registry: probes.Default(), Dial: dialer(nopWriter{}), Concurrency: 1, Tree: tree}
+		t := engine.Target{Name: m.Node, Transport: m.Config}
+		display := m.Scenario
+		if len(scs) > len(names) {
+			display = m.Scenario + "." + m.Node
+		}
+		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &memKube{tree: tree},
+			Audit: audit, User: who}
+		fl.add(&member{display: display, target: t, eng: eng, fixer: fx})
+	}
+	return fl, func() { fakes.Close() }, nil
+}
+
+// copyCluster seeds a tree with a scenario's cluster evidence only: node evidence comes
+// over the wire from the fake node.
+func copyCluster(t *collectors.Tree, fsys fs.FS) error {
+	sub, err := fs.Sub(fsys, "cluster")
+	if err != nil {
+		return err
+	}
+	return fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, p)
+		if err != nil {
+			return err
+		}
+		t.Put("cluster/"+p, b)
+		return nil
+	})
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(b []byte) (int, error) { return len(b), nil }

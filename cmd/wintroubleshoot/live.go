@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+)
+
+// liveOptions are the root command's flags: a live run over the cluster's Windows nodes.
+type liveOptions struct {
+	kube   *genericclioptions.ConfigFlags
+	access nodeAccess
+	out    outputOptions
+	report bool
+	from   string
+}
+
+func (o *liveOptions) addFlags(cmd *cobra.Command) {
+	o.access.addFlags(cmd)
+	o.out.addFlags(cmd)
+	cmd.Flags().BoolVar(&o.report, "report", false, "print findings and exit instead of opening the interactive screen (never runs fixes)")
+	cmd.Flags().StringVar(&o.from, "from", "", "with --report: judge evidence in this folder or bundle instead of a live cluster")
+}
+
+func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStreams) error {
+	if o.from != "" {
+		if !o.report {
+			return usageErr("--from goes with --report (or use: wintroubleshoot analyze %s)", o.from)
+		}
+		return analyzePath(ctx, streams, o.from, nil, o.out)
+	}
+	if !o.report {
+		return runInteractive(ctx, streams, o)
+	}
+	format, failOn, err := o.out.parse()
+	if err != nil {
+		return err
+	}
+	sess, err := o.connect(ctx, streams)
+	if err != nil {
+		return err
+	}
+	progress := newProgress(streams.ErrOut, len(sess.targets))
+	findings := sess.engine.Probe(ctx, sess.targets, progress.event)
+	progress.done()
+	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: sess.source, Cluster: sess.cluster, Context: sess.context}
+	return printFindings(streams, format, failOn, meta, findings, sess.engine.Tree.Evidence(), o.out.verbose)
+}
+
+// explicitCluster says whether the user named a cluster (flag or $KUBECONFIG).
+func (o *liveOptions) explicitCluster() bool {
+	set := func(p *string) bool { return p != nil && *p != "" }
+	return set(o.kube.KubeConfig) || set(o.kube.Context) || set(o.kube.APIServer) || os.Getenv("KUBECONFIG") != ""
+}
+
+// session is a connected live run: cluster evidence collected, targets resolved.
+type session struct {
+	engine                   *engine.Engine
+	targets                  []engine.Target
+	client                   *kube.Client
+	source, cluster, context string
+}
+
+// connect discovers the Windows nodes, collects cluster evidence and resolves how to
+// reach each node. With --node lists and no reachable cluster, it probes those nodes alone.
+func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOStreams) (*session, error) {
+	a := &o.access
+	def, err := transport.ParseKind(a.transport)
+	if err != nil {
+		return nil, usageErr("--transport: %v", err)
+	}
+	overrides := map[string]override{}
+	var order []string
+	for _, s := range a.nodes {
+		ov, err := parseOverride(s, def)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		overrides[ov.name] = ov
+		order = append(order, ov.name)
+	}
+	tree := collectors.NewTree()
+	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: dialer(streams.ErrOut),
+		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
+	client, kerr := kube.New(o.kube)
+	var found []kube.NodeInfo
+	if kerr == nil {
+		var disc kube.Discovery
+		disc, kerr = client.Collect(ctx, tree)
+		found = disc.Windows
+		s.client = client
+		s.cluster, s.context = client.Server(), client.Context()
+		s.source = "live cluster " + s.context
+	}
+	if kerr != nil {
+		if len(overrides) == 0 {
+			return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("%w\n(to probe nodes without a cluster, name them: --node NAME=HOST)", kerr)}
+		}
+		fmt.Fprintf(streams.ErrOut, "warning: no cluster evidence, probing the --node list only: %v\n", kerr)
+		s.source = "nodes " + strings.Join(order, ", ")
+	}
+	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
+		return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("the cluster %s has no Windows nodes (label kubernetes.io/os=windows)", s.cluster)}
+	}
+	var secret secretFunc
+	if client != nil || a.secretKubeconfig != "" {
+		secret = o.secretReader(client)
+	}
+	pw, err := a.password(ctx, streams, secret)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	seen := map[string]bool{}
+	for _, n := range found {
+		cfg := a.config(def, n.InternalIP, 0)
+		if ov, ok := overrides[n.Name]; ok {
+			cfg = a.config(ov.kind, ov.host, ov.port)
+		}
+		cfg.Password = pw
+		seen[n.Name] = true
+		s.targets = append(s.targets, engine.Target{Name: n.Name, Transport: cfg})
+	}
+	for _, name := range order {
+		if !seen[name] && (kerr != nil || len(found) == 0) {
+			ov := overrides[name]
+			cfg := a.config(ov.kind, ov.host, ov.port)
+			cfg.Password = pw
+			s.targets = append(s.targets, engine.Target{Name: name, Transport: cfg})
+		} else if !seen[name] {
+			fmt.Fprintf(streams.ErrOut, "warning: --node %s: no Windows node of that name in the cluster\n", name)
+		}
+	}
+	sort.Slice(s.targets, func(i, j int) bool { return s.targets[i].Name < s.targets[j].Name })
+	return s, nil
+}
+
+// secretReader reads --password-secret from the cluster, or from the cluster named by
+// --password-secret-kubeconfig (the Anthos admin cluster).
+func (o *liveOptions) secretReader(client *kube.Client) secretFunc {
+	return func(ctx context.Context, ns, name, key string) ([]byte, error) {
+		c := client
+		if o.access.secretKubeconfig != "" {
+			flags := genericclioptions.NewConfigFlags(true)
+			flags.KubeConfig = &o.access.secretKubeconfig
+			var err error
+			if c, err = kube.New(flags); err != nil {
+				return nil, err
+			}
+		}
+		return c.Secret(ctx, ns, name, key)
+	}
+}
+
+// progress prints per-node progress on stderr when it is a terminal.
+type progress struct {
+	w               *os.File
+	total, finished int
+	on              bool
+}
+
+func newProgress(w any, total int) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: f, total: total, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+func (p *progress) event(ev engine.Event) {
+	if !p.on {
+		return
+	}
+	switch ev.Kind {
+	case engine.NodeCollected:
+		status := "collected"
+		if ev.Err != nil {
+			status = "unreachable"
+		}
+		p.finished++
+		fmt.Fprintf(p.w, "\r\x1b[K[%d/%d] %s %s in %s", p.finished, p.total, ev.Node, status, ev.Elapsed.Round(1e6))
+	}
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

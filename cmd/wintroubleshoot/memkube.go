@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
+
+// memKube carries Kubernetes-side fixes out on the demo's in-memory cluster evidence, so
+// a newcomer can watch a podCIDR patch or a drain verify without a cluster. Live runs
+// use collectors/kube against the real API.
+type memKube struct {
+	tree *collectors.Tree
+}
+
+func (k *memKube) edit(node string, change func(*corev1.Node) error) error {
+	b, err := k.tree.Evidence().Read(collectors.ClusterNodes)
+	if err != nil {
+		return err
+	}
+	nodes, err := decode.Nodes(collectors.ClusterNodes, b)
+	if err != nil {
+		return err
+	}
+	found := false
+	var keep []corev1.Node
+	for i := range nodes {
+		if nodes[i].Name == node {
+			found = true
+			if err := change(&nodes[i]); err != nil {
+				return err
+			}
+			if nodes[i].Name == "" { // deleted
+				continue
+			}
+		}
+		keep = append(keep, nodes[i])
+	}
+	if !found {
+		return fmt.Errorf("nodes %q not found", node)
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": keep, "metadata": map[string]string{"resourceVersion": ""}}
+	out, err := json.MarshalIndent(list, "", "    ")
+	if err != nil {
+		return err
+	}
+	k.tree.Put(collectors.ClusterNodes, out)
+	return nil
+}
+
+func (k *memKube) PatchPodCIDR(_ context.Context, node, cidr string) error {
+	return k.edit(node, func(n *corev1.Node) error {
+		if n.Spec.PodCIDR != "" {
+			return fmt.Errorf("node %s already has podCIDR %s: the API allows setting it only once", node, n.Spec.PodCIDR)
+		}
+		n.Spec.PodCIDR, n.Spec.PodCIDRs = cidr, []string{cidr}
+		return nil
+	})
+}
+
+func (k *memKube) Cordon(_ context.Context, node string) error {
+	return k.edit(node, func(n *corev1.Node) error { n.Spec.Unschedulable = true; return nil })
+}
+
+func (k *memKube) Drain(ctx context.Context, node string) ([]string, error) {
+	return nil, k.Cordon(ctx, node)
+}
+
+func (k *memKube) DeleteNode(_ context.Context, node string) error {
+	return k.edit(node, func(n *corev1.Node) error { n.Name = ""; return nil })
+}
+
+func (k *memKube) Taint(_ context.Context, node, key, value, effect string) error {
+	return k.edit(node, func(n *corev1.Node) error {
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffect(effect)})
+		return nil
+	})
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr is bad input: exit 2 with one line saying what to do.
+func usageErr(format string, a ...any) error {
+	return &exitError{code: report.ExitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// Run is the whole program: parse args, do the work, return the exit code.
+func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	root := newRootCmd(ctx, streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return report.ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(streams.ErrOut, "error:", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown flags, wrong argument counts.
+	fmt.Fprintln(streams.ErrOut, "error:", err)
+	fmt.Fprintln(streams.ErrOut, "run 'wintroubleshoot --help' for usage")
+	return report.ExitUsage
+}
+
+// outputOptions are the flags every command that prints findings shares.
+type outputOptions struct {
+	format  string
+	failOn  string
+	verbose bool
+}
+
+func (o *outputOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "output format: text, markdown (paste into a ticket), json (for automation), junit (for CI)")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "fail", "lowest status that makes the exit code 1: warn, fail or error")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "text output: show details of passing checks too")
+}
+
+func (o *outputOptions) parse() (report.Format, probes.Status, error) {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return "", 0, usageErr("--output: %v", err)
+	}
+	s, err := probes.ParseStatus(o.failOn)
+	if err != nil || s < probes.Warn {
+		return "", 0, usageErr("--fail-on %q: want warn, fail or error", o.failOn)
+	}
+	return f, s, nil
+}
+
+// colorFor says whether to colour output: only on a terminal, and never with NO_COLOR.
+func colorFor(w any) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	if f, ok := w.(*os.File); ok {
+		return term.IsTerminal(int(f.Fd()))
+	}
+	return false
+}
+
+func newRootCmd(ctx context.Context, streams genericiooptions.IOStreams) *cobra.Command {
+	kube := genericclioptions.NewConfigFlags(true)
+	live := &liveOptions{kube: kube}
+	root := &cobra.Command{
+		Use:   "wintroubleshoot",
+		Short: "Find out why a Windows node of a Kubernetes cluster is broken, and fix it",
+		Long: strings.TrimSpace(`
+wintroubleshoot connects to the cluster (kubeconfig) and to each Windows node (WinRM or
+SSH), runs its probes, explains each failure with the evidence, and offers fixes that are
+previewed before they run and verified after.
+
+With no subcommand it opens the interactive screen; --report prints the findings instead.
+With no cluster at hand, 'wintroubleshoot demo' runs against a built-in fleet of fake nodes.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
+2 usage or input error; 3 nothing could be judged.`),
+		Example: strings.TrimSpace(`
+  # open the interactive screen on the current kubeconfig context
+  wintroubleshoot
+
+  # headless: judge every Windows node, Markdown ready to paste into a ticket
+  WTS_PASSWORD=... wintroubleshoot --report --user Administrator -o markdown
+
+  # judge evidence collected by hand or by someone else
+  wintroubleshoot analyze ./evidence-folder
+  wintroubleshoot --report --from ./evidence-folder -o json`),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return live.run(cmd.Context(), streams)
+		},
+	}
+	kube.AddFlags(root.PersistentFlags())
+	live.addFlags(root)
+	root.AddCommand(
+		newAnalyzeCmd(streams),
+		newVersionCmd(streams),
+	)
+	for _, c := range extraCommands(ctx, streams, live) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+func newVersionCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			fmt.Fprintln(streams.Out, "wintroubleshoot", version)
+		},
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/tui"
+)
+
+// runInteractive is the default: connect to the cluster and its Windows nodes, then open
+// the screen, which starts probing at once.
+//
+// With no cluster at hand (no kubeconfig given, none found, or its server unreachable) and
+// no --node list, it opens the demo fleet instead, saying why, so the first run on a
+// fresh machine shows something real.
+func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *liveOptions) error {
+	sess, err := o.connect(ctx, streams)
+	if err != nil {
+		if !o.explicitCluster() && len(o.access.nodes) == 0 {
+			fmt.Fprintf(streams.ErrOut, "no cluster at hand (%v)\nopening the demo fleet: fake Windows nodes on loopback (wintroubleshoot demo)\n", firstLineOf(err))
+			fl, stop, derr := startDemo(ctx, nil)
+			if derr != nil {
+				return &exitError{code: report.ExitUsage, err: derr}
+			}
+			defer stop()
+			return runTUI(ctx, streams, fl, "demo fleet", "demo")
+		}
+		return err
+	}
+	fx, err := sess.fixer()
+	if err != nil {
+		return err
+	}
+	fl := newFleet(o.access.concurrency)
+	for _, t := range sess.targets {
+		fl.add(&member{display: t.Name, target: t, eng: sess.engine, fixer: fx})
+	}
+	return runTUI(ctx, streams, fl, sess.cluster, sess.context)
+}
+
+// runTUI opens the screen over a fleet and waits until the person quits.
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string) error {
+	m := tui.New(tui.Options{
+		Cluster: cluster, Context: kctx, Nodes: fl.order,
+		Backend: fl, Fixer: fl,
+		Pager: pager,
+	})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(streams.In), tea.WithOutput(streams.Out))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("running the screen: %w", err)}
+	}
+	return nil
+}
+
+// pager shows evidence in $PAGER (less by default), suspending the screen meanwhile.
+func pager(path string, content []byte) tea.Cmd {
+	dir, err := os.MkdirTemp("", "wts-evidence-")
+	if err != nil {
+		return nil
+	}
+	file := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(file, content, 0o600); err != nil {
+		return nil
+	}
+	argv := strings.Fields(os.Getenv("PAGER")) // PAGER may carry flags: "less -R"
+	if len(argv) == 0 {
+		argv = []string{"less"}
+	}
+	return tea.ExecProcess(exec.Command(argv[0], append(argv[1:], file)...), func(error) tea.Msg {
+		os.RemoveAll(dir)
+		return nil
+	})
+}
+
+func firstLineOf(err error) string {
+	l, _, _ := strings.Cut(err.Error(), "\n")
+	return l
+}

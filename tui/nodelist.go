@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// cursor is a selection in a scrolling list of n rows, showing height rows at a time.
+// Both lists (nodes, findings) use it; only the rows in view are ever rendered.
+type listCursor struct {
+	pos, offset, height int
+}
+
+// move changes the selection by d rows and keeps it in view.
+func (c *listCursor) move(d, n int) { c.set(c.pos+d, n) }
+
+func (c *listCursor) set(p, n int) {
+	c.pos = max(0, min(p, n-1))
+	c.clamp(n)
+}
+
+// clamp keeps pos and offset valid for n rows and pos in view.
+func (c *listCursor) clamp(n int) {
+	h := max(1, c.height)
+	c.pos = max(0, min(c.pos, n-1))
+	if c.pos < c.offset {
+		c.offset = c.pos
+	}
+	if c.pos >= c.offset+h {
+		c.offset = c.pos - h + 1
+	}
+	c.offset = max(0, min(c.offset, n-h))
+}
+
+// window returns the rows in view, as a range [from, to).
+func (c listCursor) window(n int) (from, to int) {
+	from = max(0, min(c.offset, n))
+	return from, min(n, from+max(1, c.height))
+}
+
+// nodeList is the left pane: one row per node that passes the filter.
+type nodeList struct {
+	listCursor
+}
+
+// selected returns the selected node, or nil when the list is empty.
+func (l nodeList) selected(s *store) *node {
+	if l.pos < 0 || l.pos >= len(s.visible) {
+		return nil
+	}
+	return s.nodes[s.visible[l.pos]]
+}
+
+// reselect puts the cursor back on the named node after the visible set changed
+// (a filter, a node discovered mid-sweep); it keeps the row number when that node is gone.
+func (l *nodeList) reselect(s *store, name string) {
+	for i, idx := range s.visible {
+		if s.nodes[idx].name == name {
+			l.set(i, len(s.visible))
+			return
+		}
+	}
+	l.clamp(len(s.visible))
+}
+
+// view renders the pane: w x h including its frame.
+func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool) string {
+	title := fmt.Sprintf("Nodes %d", len(s.nodes))
+	if s.query != "" {
+		title = fmt.Sprintf("Nodes %d/%d /%s", len(s.visible), len(s.nodes), s.query)
+	}
+	iw := w - 2
+	from, to := l.window(len(s.visible))
+	lines := make([]string, 0, to-from+1)
+	for i := from; i < to; i++ {
+		lines = append(lines, nodeRow(s.nodes[s.visible[i]], st, frame, iw, i == l.pos, focused))
+	}
+	if len(s.visible) == 0 {
+		msg := "no nodes"
+		if s.query != "" {
+			msg = "no match for /" + s.query
+		}
+		lines = append(lines, st.dim.Render(" "+msg))
+	}
+	return st.box(title, lines, w, h, focused)
+}
+
+// nodeRow is "› ✗ name     2✗ 1!": marker, glyph (or spinner frame), name, note.
+func nodeRow(n *node, st styles, frame string, w int, sel, focused bool) string {
+	glyph, plainGlyph := nodeGlyph(n, st, frame)
+	note := n.note
+	name := oneLine(n.label())
+	nameW := max(1, w-4-ansi.StringWidth(note)-1)
+	if ansi.StringWidth(name) > nameW {
+		name = ansi.Truncate(name, nameW, "…")
+	}
+	pad := max(1, w-4-ansi.StringWidth(name)-ansi.StringWidth(note))
+	marker := " "
+	if sel {
+		marker = "›"
+	}
+	if sel {
+		row := marker + " " + plainGlyph + " " + name + strings.Repeat(" ", pad) + note
+		if focused {
+			return st.selected.Render(fit(row, w))
+		}
+		return st.selBlur.Render(fit(row, w))
+	}
+	return marker + " " + glyph + " " + name + strings.Repeat(" ", pad) + st.dim.Render(note)
+}
+
+// nodeGlyph is the node's status symbol, styled and plain: the spinner frame while its
+// sweep runs, · before it is judged, else its worst status.
+func nodeGlyph(n *node, st styles, frame string) (styled, plain string) {
+	switch {
+	case n.state == nodeRunning:
+		return frame, ansi.Strip(frame)
+	case n.state == nodeQueued || !n.judged:
+		return st.pending, "·"
+	default:
+		return st.glyph(n.worst), n.worst.Glyph()
+	}
+}
