@@ -129,6 +129,9 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 			return live.run(cmd.Context(), streams)
 		},
 	}
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetIn(streams.In)
 	kube.AddFlags(root.PersistentFlags())
 	live.addFlags(root)
 	root.AddCommand(
