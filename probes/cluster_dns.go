@@ -155,9 +155,12 @@ func (c check) kubeletDNS() ([]string, string) {
 }
 
 // mgmtSubnet is the subnet of the adapter holding the node's InternalIP (ip-addresses.json),
-// else the InternalIP alone.
+// else the InternalIP alone. A registered InternalIP on an internal adapter (vEthernet
+// (nat), HNS-internal: the FM-33 mistake NODE-IP reports) is not the management network:
+// then the host address that shares a subnet with the other nodes stands in for it, so a
+// wrong node IP never makes this probe ask for the NAT subnet in the ExceptionList.
 func (c check) mgmtSubnet() addrRange {
-	_, self, bad := c.clusterNodes()
+	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
 		return addrRange{}
 	}
@@ -167,10 +170,19 @@ func (c check) mgmtSubnet() addrRange {
 	}
 	if ips, ok := optional(c, collectors.NodeIPAddresses, decode.DecodeIPAddresses); ok {
 		for _, a := range ips {
-			if string(a.IPAddress) == ip.String() && a.PrefixLength > 0 && a.PrefixLength <= 32 {
-				pfx := netip.PrefixFrom(ip, int(a.PrefixLength)).Masked()
-				return addrRange{prefix: pfx, source: fmt.Sprintf("subnet of the InternalIP on %q", a.InterfaceAlias)}
+			if string(a.IPAddress) != ip.String() || a.PrefixLength <= 0 || a.PrefixLength > 32 {
+				continue
 			}
+			if internalAdapter(a, self.Spec.PodCIDR) != "" {
+				if alt, _, peer := candidateIP(ips, nodes, c.node, self.Spec.PodCIDR); peer {
+					aip, _ := netip.ParseAddr(string(alt.IPAddress))
+					return addrRange{prefix: netip.PrefixFrom(aip, int(alt.PrefixLength)).Masked(),
+						source: fmt.Sprintf("subnet of %s on %q, shared with the other nodes (the registered InternalIP is on an internal adapter)", alt.IPAddress, alt.InterfaceAlias)}
+				}
+				return addrRange{}
+			}
+			pfx := netip.PrefixFrom(ip, int(a.PrefixLength)).Masked()
+			return addrRange{prefix: pfx, source: fmt.Sprintf("subnet of the InternalIP on %q", a.InterfaceAlias)}
 		}
 	}
 	return addrRange{prefix: netip.PrefixFrom(ip, 32), source: "the node's InternalIP", inferred: true}

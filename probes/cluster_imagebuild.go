@@ -60,10 +60,18 @@ func (p PodImageBuildProbe) Check(node string, ev collectors.Evidence) []Finding
 		v.evidence = append(v.evidence, collectors.ClusterEvents)
 	}
 	mine := podsOn(pods, node)
+	windowsFault := false // a failing pod whose Windows image needs another tag
 	for _, pod := range mine {
 		if msg := mismatchMessage(pod, events); msg != "" {
 			what := "the image is built for another OS or Windows build"
 			var more []string
+			if why := linuxPod(pod); why != "" {
+				// A Linux pod has no Windows tag to switch to: it should not be here at all.
+				v.add(Fail, fmt.Sprintf("%s fails: a Linux pod on a Windows node", podID(pod)),
+					fmt.Sprintf("%s: %s", podID(pod), msg), "it is a Linux pod ("+why+"): keep it off Windows nodes, see NODE-TAINT for the fix")
+				continue
+			}
+			windowsFault = true
 			if strings.Contains(strings.ToLower(msg), "sandbox") {
 				// The pod's sandbox, not its own image, hit the mismatch.
 				what = "its sandbox (pause) image is built for another Windows build"
@@ -87,6 +95,7 @@ func (p PodImageBuildProbe) Check(node string, ev collectors.Evidence) []Finding
 				continue
 			}
 			v.add(Fail, fmt.Sprintf("%s: %s", what, podID(pod)), detail)
+			windowsFault = true
 		}
 	}
 	if hostKnown {
@@ -99,7 +108,7 @@ func (p PodImageBuildProbe) Check(node string, ev collectors.Evidence) []Finding
 	}
 	f := c.finding(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine))), v.details...)
 	f.Evidence = v.evidence
-	if v.status >= Warn {
+	if v.status >= Warn && (windowsFault || v.status == Warn) {
 		f.Fix = imageBuildFix(p.ID(), host, hostKnown)
 	}
 	return []Finding{f}

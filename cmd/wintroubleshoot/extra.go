@@ -13,5 +13,8 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 		newDemoCmd(streams),
 		newFixCmd(streams, live),
 		newFakenodeCmd(streams),
+		newSnapshotCmd(streams, live),
+		newRedactCmd(streams),
+		newDiffCmd(streams),
 	}
 }

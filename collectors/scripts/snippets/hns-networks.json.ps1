@@ -1,4 +1,4 @@
 if (-not (Get-Command Get-HnsNetwork -ErrorAction SilentlyContinue)) {
     foreach ($m in 'C:\k\hns.v2.psm1', 'C:\k\hns.psm1') { if (Test-Path $m) { Import-Module $m -DisableNameChecking; break } }
 }
-@(Get-HnsNetwork) | ConvertTo-Json -Depth 8
+ConvertTo-Json -Depth 8 -InputObject @(Get-HnsNetwork)

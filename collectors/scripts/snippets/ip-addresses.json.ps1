@@ -1,2 +1,2 @@
-@(Get-NetIPAddress -AddressFamily IPv4 |
-    Select-Object IPAddress, PrefixLength, InterfaceAlias, ifIndex) | ConvertTo-Json -Depth 3
+ConvertTo-Json -Depth 3 -InputObject @(Get-NetIPAddress -AddressFamily IPv4 |
+    Select-Object IPAddress, PrefixLength, InterfaceAlias, ifIndex)

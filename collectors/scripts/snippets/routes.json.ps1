@@ -1,2 +1,2 @@
-@(Get-NetRoute -AddressFamily IPv4 |
-    Select-Object DestinationPrefix, NextHop, InterfaceAlias, ifIndex, RouteMetric) | ConvertTo-Json -Depth 3
+ConvertTo-Json -Depth 3 -InputObject @(Get-NetRoute -AddressFamily IPv4 |
+    Select-Object DestinationPrefix, NextHop, InterfaceAlias, ifIndex, RouteMetric)

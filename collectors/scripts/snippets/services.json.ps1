@@ -1,11 +1,12 @@
 $names = 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns'
-@(Get-CimInstance Win32_Service | Where-Object { $names -contains $_.Name } | ForEach-Object {
+$rows = @(Get-CimInstance Win32_Service | Where-Object { $names -contains $_.Name } | ForEach-Object {
     $p = "HKLM:\SYSTEM\CurrentControlSet\Services\$($_.Name)\Parameters"
-    $env = (Get-ItemProperty $p -Name AppEnvironmentExtra -ErrorAction SilentlyContinue).AppEnvironmentExtra
+    $extra = (Get-ItemProperty $p -Name AppEnvironmentExtra -ErrorAction SilentlyContinue).AppEnvironmentExtra
     $app = (Get-ItemProperty $p -Name AppParameters -ErrorAction SilentlyContinue).AppParameters
     [pscustomobject]@{
         Name = $_.Name; State = $_.State; StartMode = $_.StartMode
         PathName = $_.PathName; ProcessId = $_.ProcessId
-        AppParameters = $app; AppEnvironmentExtra = @($env)
+        AppParameters = $app; AppEnvironmentExtra = @($extra)
     }
-}) | ConvertTo-Json -Depth 3
+})
+ConvertTo-Json -Depth 3 -InputObject $rows

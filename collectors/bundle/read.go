@@ -1,0 +1,334 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+)
+
+// Reader limits. Files up to smallFile are kept in memory, up to memBudget in all; a
+// larger file is read again from the bundle when opened (probes read small files; logs
+// are large and rarely read). The other limits refuse decompression bombs.
+const (
+	smallFile   = 4 << 20
+	memBudget   = 128 << 20
+	maxManifest = 64 << 20
+	maxEntries  = 200_000
+	maxTotal    = 64 << 30
+)
+
+// Bundle is a verified bundle: its manifest and its files as an fs.FS.
+type Bundle struct {
+	path     string
+	manifest *Manifest
+	mu       sync.Mutex
+	files    map[string]*entry // nil once closed
+	dirs     map[string][]string
+}
+
+type entry struct {
+	name  string
+	size  int64
+	sha   string
+	mtime time.Time
+	data  []byte // nil: read it again from the bundle
+}
+
+// Open reads and verifies a bundle (see OpenContext).
+func Open(path string) (*Bundle, error) { return OpenContext(context.Background(), path) }
+
+// OpenContext reads and verifies a bundle before handing out a byte: the gzip and tar
+// streams are complete and well-formed, manifest.json is present in a known format, every
+// entry's size and sha256 match the manifest and the manifest lists no more and no
+// fewer files, and no entry escapes the root (../, absolute paths), is a link or a
+// device, or repeats. A refusal is a *VerifyError saying which.
+func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening bundle: %w", err)
+	}
+	defer f.Close()
+	b := &Bundle{path: path, files: map[string]*entry{}}
+	mb, err := b.scan(ctx, f)
+	if err == nil {
+		err = b.verify(mb)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening bundle %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// Manifest is the bundle's manifest.json.
+func (b *Bundle) Manifest() *Manifest { return b.manifest }
+
+// Path is where the bundle was opened from.
+func (b *Bundle) Path() string { return b.path }
+
+// Close releases the files held in memory; the FS fails afterwards.
+func (b *Bundle) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.files = nil
+	return nil
+}
+
+// scan reads the whole stream once, hashing every entry, and returns the manifest bytes.
+func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
+	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 256<<10))
+	if err != nil {
+		return nil, streamErr(err, "in the gzip header")
+	}
+	tr := tar.NewReader(zr)
+	var manifest []byte
+	dirs := map[string]bool{}
+	budget, total, count := int64(memBudget), int64(0), 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
+			return nil, streamErr(err, fmt.Sprintf("after %d entries", count))
+		}
+		if count++; count > maxEntries {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", maxEntries)}
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue // pax metadata for the archive (git archive writes one), not a file
+		}
+		if err := entryType(hdr); err != nil {
+			return nil, err
+		}
+		name, err := cleanEntry(hdr.Name)
+		if err != nil {
+			return nil, err
+		}
+		if name == "" {
+			continue // "./", the root itself
+		}
+		if _, dup := b.files[name]; dup || dirs[name] || name == collectors.BundleManifest && manifest != nil {
+			return nil, &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "duplicate entry"}
+		}
+		if hdr.Typeflag == tar.TypeDir {
+			dirs[name] = true
+			continue
+		}
+		if total += hdr.Size; total > maxTotal {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", int64(maxTotal))}
+		}
+		if name == collectors.BundleManifest {
+			if hdr.Size > maxManifest {
+				return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("%d bytes", hdr.Size)}
+			}
+			if manifest, err = io.ReadAll(tr); err != nil {
+				return nil, streamErr(err, "inside "+name)
+			}
+			continue
+		}
+		e := &entry{name: name, mtime: hdr.ModTime}
+		h := sha256.New()
+		var w io.Writer = h
+		var buf *bytes.Buffer
+		if hdr.Size <= smallFile && hdr.Size <= budget {
+			buf = bytes.NewBuffer(make([]byte, 0, hdr.Size))
+			w = io.MultiWriter(h, buf)
+			budget -= hdr.Size
+		}
+		if e.size, err = io.Copy(w, tr); err != nil {
+			return nil, streamErr(err, "inside "+name)
+		}
+		if buf != nil {
+			e.data = buf.Bytes()
+		}
+		e.sha = hex.EncodeToString(h.Sum(nil))
+		b.files[name] = e
+	}
+	// Read to the end of the gzip stream, which checks its CRC and length.
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		return nil, streamErr(err, "after the last entry")
+	}
+	return manifest, b.index(dirs)
+}
+
+// entryType refuses everything but regular files and directories.
+func entryType(hdr *tar.Header) error {
+	what := ""
+	switch hdr.Typeflag {
+	case tar.TypeReg, tar.TypeDir, '\x00': // '\x00': regular file, pre-POSIX
+		return nil
+	case tar.TypeSymlink:
+		what = "symlinks are not allowed"
+	case tar.TypeLink:
+		what = "hard links are not allowed"
+	case tar.TypeChar, tar.TypeBlock:
+		what = "device files are not allowed"
+	case tar.TypeFifo:
+		what = "named pipes are not allowed"
+	default:
+		what = fmt.Sprintf("entry type %q is not allowed", hdr.Typeflag)
+	}
+	return &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: what}
+}
+
+// cleanEntry checks an entry name and returns it cleaned; "" is the root.
+func cleanEntry(name string) (string, error) {
+	bad := func(why string) error { return &VerifyError{Kind: Unsafe, Entry: name, Detail: why} }
+	switch {
+	case name == "":
+		return "", bad("empty name")
+	case strings.HasPrefix(name, "/") || len(name) >= 2 && name[1] == ':':
+		return "", bad("absolute path")
+	case strings.Contains(name, `\`):
+		return "", bad("backslash in the name (a Windows path separator)")
+	}
+	n := strings.TrimSuffix(name, "/")
+	for _, elem := range strings.Split(n, "/") {
+		if elem == ".." {
+			return "", bad("escapes the bundle root")
+		}
+	}
+	n = path.Clean(n)
+	if n == "." {
+		return "", nil
+	}
+	if !fs.ValidPath(n) {
+		return "", bad("not a valid path")
+	}
+	return n, nil
+}
+
+// streamErr turns a gzip or tar error into the problem it shows.
+func streamErr(err error, where string) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return &VerifyError{Kind: Truncated, Detail: "the stream ends early, " + where}
+	case errors.Is(err, gzip.ErrChecksum):
+		return &VerifyError{Kind: Corrupt, Detail: "gzip checksum mismatch " + where}
+	case errors.Is(err, gzip.ErrHeader):
+		return &VerifyError{Kind: Corrupt, Detail: "not a gzip file"}
+	case errors.Is(err, tar.ErrHeader):
+		return &VerifyError{Kind: Corrupt, Detail: "not a tar stream " + where}
+	}
+	return &VerifyError{Kind: Corrupt, Detail: fmt.Sprintf("%v %s", err, where)}
+}
+
+// index builds the directory listing and refuses a name that is both file and directory.
+func (b *Bundle) index(dirs map[string]bool) error {
+	children := map[string]map[string]bool{".": {}}
+	add := func(p string) {
+		parent := path.Dir(p)
+		if children[parent] == nil {
+			children[parent] = map[string]bool{}
+		}
+		children[parent][path.Base(p)] = true
+	}
+	for d := range dirs {
+		if _, isFile := b.files[d]; isFile {
+			return &VerifyError{Kind: Unsafe, Entry: d, Detail: "is both a file and a directory"}
+		}
+		for p := d; p != "."; p = path.Dir(p) {
+			add(p)
+		}
+		if children[d] == nil {
+			children[d] = map[string]bool{}
+		}
+	}
+	for name := range b.files {
+		add(name)
+		for d := path.Dir(name); d != "."; d = path.Dir(d) {
+			if _, isFile := b.files[d]; isFile {
+				return &VerifyError{Kind: Unsafe, Entry: d, Detail: "is both a file and a directory"}
+			}
+			add(d)
+		}
+	}
+	b.dirs = map[string][]string{}
+	for d, kids := range children {
+		names := make([]string, 0, len(kids))
+		for k := range kids {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		b.dirs[d] = names
+	}
+	return nil
+}
+
+// verify checks the manifest against the entries read.
+func (b *Bundle) verify(raw []byte) error {
+	if raw == nil {
+		return &VerifyError{Kind: BadManifest, Detail: "no manifest.json: not a wintroubleshoot bundle, or cut short"}
+	}
+	var head struct {
+		FormatVersion *int `json:"formatVersion"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return &VerifyError{Kind: BadManifest, Detail: fmt.Sprintf("manifest.json is not JSON: %v", err)}
+	}
+	if head.FormatVersion == nil {
+		return &VerifyError{Kind: BadManifest, Detail: "manifest.json has no formatVersion"}
+	}
+	if v := *head.FormatVersion; v != FormatVersion {
+		return &VerifyError{Kind: BadManifest, Detail: fmt.Sprintf("format version %d is not supported (this build reads version %d); was it written by a newer wintroubleshoot?", v, FormatVersion)}
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return &VerifyError{Kind: BadManifest, Detail: fmt.Sprintf("manifest.json: %v", err)}
+	}
+	listed := map[string]bool{}
+	for _, it := range m.Items {
+		if listed[it.Path] {
+			return &VerifyError{Kind: BadManifest, Entry: it.Path, Detail: "listed twice in manifest.json"}
+		}
+		listed[it.Path] = true
+		e, ok := b.files[it.Path]
+		switch {
+		case !it.present() && ok:
+			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "is in the bundle, but the manifest says it was not collected"}
+		case !it.present():
+		case !ok:
+			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "is listed in the manifest but missing from the bundle"}
+		case e.size != it.Size:
+			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: fmt.Sprintf("size %d, the manifest says %d", e.size, it.Size)}
+		case e.sha != it.SHA256:
+			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "checksum mismatch"}
+		}
+	}
+	names := make([]string, 0, len(b.files))
+	for name := range b.files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !listed[name] {
+			return &VerifyError{Kind: Tampered, Entry: name, Detail: "is not listed in the manifest"}
+		}
+	}
+	if m.Nodes == nil {
+		m.Nodes = map[string]Node{}
+	}
+	b.manifest = &m
+	return nil
+}
