@@ -44,7 +44,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			}
 			defer stop()
 			if !headless {
-				return runTUI(ctx, streams, fl, "demo fleet", "demo")
+				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
 			}
 			format, failOn, err := out.parse()
 			if err != nil {

@@ -97,7 +97,7 @@ func colorFor(w any) bool {
 }
 
 func newRootCmd(ctx context.Context, streams genericiooptions.IOStreams) *cobra.Command {
-	kube := genericclioptions.NewConfigFlags(true)
+	kube := kubeFlags()
 	live := &liveOptions{kube: kube}
 	root := &cobra.Command{
 		Use:   "wintroubleshoot",
@@ -153,4 +153,13 @@ func newVersionCmd(streams genericiooptions.IOStreams) *cobra.Command {
 			fmt.Fprintln(streams.Out, "wintroubleshoot", version)
 		},
 	}
+}
+
+// kubeFlags are kubectl's cluster flags (--kubeconfig, --context, -n, --server, ...) less
+// three: --user names the Windows account here (a kubeconfig user is chosen by
+// --context), and --password and --token would put credentials on the command line.
+func kubeFlags() *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(true)
+	f.AuthInfoName, f.Password, f.BearerToken, f.Username = nil, nil, nil, nil
+	return f
 }

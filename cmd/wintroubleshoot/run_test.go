@@ -117,6 +117,11 @@ func TestHelpExplainsWithExamples(t *testing.T) {
 		}
 	}
 	_, out, _ := run(t, "--help")
+	for _, flag := range []string{"--password ", "--token ", "--username "} {
+		if strings.Contains(out, flag) {
+			t.Errorf("--help offers %s: credentials must not go on the command line", strings.TrimSpace(flag))
+		}
+	}
 	for _, flag := range []string{"--kubeconfig", "--context", "--namespace", "--output", "--fail-on", "--node", "--password-secret", "--winrm-ca-file", "--ssh-known-hosts", "--concurrency"} {
 		if !strings.Contains(out, flag) {
 			t.Errorf("--help does not explain %s", flag)

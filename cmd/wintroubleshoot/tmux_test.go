@@ -103,13 +103,21 @@ func TestTmuxDemo(t *testing.T) {
 		if strings.Contains(s, "NODE-PODCIDR") {
 			t.Errorf("filter left other findings:\n%s", s)
 		}
-		tm.keys("Escape", "?")
-		tm.waitFor("the help", func(s string) bool { return has("snapshot", "re-probe")(strings.ToLower(s)) })
-		tm.keys("Escape", "Tab", "g", "j", "f")
+		// After Escape, wait for the screen to take it: an ESC and the next key arriving
+		// together read as Alt+key.
+		tm.keys("Escape")
+		tm.waitFor("the filter to clear", func(s string) bool { return !strings.Contains(s, "/SVC-KUBELET") })
+		tm.keys("?")
+		help := tm.waitFor("the help", func(s string) bool { return has("snapshot", "re-probe")(strings.ToLower(s)) })
+		tm.keys("Escape")
+		tm.waitFor("the help to close", func(s string) bool { return s != help })
+		tm.keys("Tab", "g", "j", "f")
 		tm.waitFor("the fix preview", has("Start-Service -Name 'kubelet'", "Apply this fix?"))
 		tm.keys("y")
 		tm.waitFor("verification", has("fixed and verified: SVC-KUBELET"))
-		tm.keys("Escape", "q")
+		tm.keys("Escape")
+		tm.waitFor("the result to close", func(s string) bool { return !strings.Contains(s, "enter/esc close") })
+		tm.keys("q")
 		tm.waitFor("a clean exit", has("EXITED 0"))
 	})
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -31,7 +33,7 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 				return &exitError{code: report.ExitUsage, err: derr}
 			}
 			defer stop()
-			return runTUI(ctx, streams, fl, "demo fleet", "demo")
+			return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
 		}
 		return err
 	}
@@ -43,14 +45,14 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 	for _, t := range sess.targets {
 		fl.add(&member{display: t.Name, target: t, eng: sess.engine, fixer: fx})
 	}
-	return runTUI(ctx, streams, fl, sess.cluster, sess.context)
+	return runTUI(ctx, streams, fl, sess.cluster, sess.context, sessionSnapshot{sess})
 }
 
 // runTUI opens the screen over a fleet and waits until the person quits.
-func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string) error {
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string, snap tui.Snapshotter) error {
 	m := tui.New(tui.Options{
 		Cluster: cluster, Context: kctx, Nodes: fl.order,
-		Backend: fl, Fixer: fl,
+		Backend: fl, Fixer: fl, Snapshot: snap,
 		Pager: pager,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(streams.In), tea.WithOutput(streams.Out))
@@ -83,4 +85,22 @@ func pager(path string, content []byte) tea.Cmd {
 func firstLineOf(err error) string {
 	l, _, _ := strings.Cut(err.Error(), "\n")
 	return l
+}
+
+// sessionSnapshot is the screen's s key: a snapshot of the live session, with the
+// command's defaults, written to the current folder.
+type sessionSnapshot struct {
+	sess *session
+}
+
+func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total int, item string)) (string, error) {
+	out := fmt.Sprintf("wintroubleshoot-snapshot-%s.tar.gz", time.Now().UTC().Format("20060102-150405"))
+	o := snapshotOptions{out: out, since: 24 * time.Hour, maxLog: "10Mi",
+		onNode: func(done, total int, node string) { progress(done, total+1, node) }}
+	_, findings, err := o.write(ctx, io.Discard, s.sess)
+	if err != nil {
+		return "", err
+	}
+	progress(len(s.sess.targets)+1, len(s.sess.targets)+1, fmt.Sprintf("%s (%d findings)", out, len(findings)))
+	return out, nil
 }
