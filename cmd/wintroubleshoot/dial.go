@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/ssh"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/winrm"
 )
@@ -30,6 +31,8 @@ func dialer(warn io.Writer) func(ctx context.Context, cfg transport.Config) (tra
 				})
 			}
 			return ssh.New(cfg)
+		case transport.Local:
+			return local.New()
 		}
 		return nil, fmt.Errorf("unknown transport %q", cfg.Kind)
 	}

@@ -36,7 +36,7 @@ type nodeAccess struct {
 
 func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&a.transport, "transport", "winrm-https", "how to reach nodes: winrm-https (5986), winrm (5985, needs AllowUnencrypted on the node) or ssh (22)")
+	f.StringVar(&a.transport, "transport", "winrm-https", "how to reach nodes: winrm-https (5986), winrm (5985, needs AllowUnencrypted on the node), ssh (22), or local (run on the Windows node itself)")
 	f.StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT] or NAME=ssh://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
 	f.StringVar(&a.user, "user", "Administrator", "user name on the Windows nodes")
 	f.StringVar(&a.passwordEnv, "password-env", "WTS_PASSWORD", "environment variable holding the node password")

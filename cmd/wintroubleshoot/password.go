@@ -16,7 +16,7 @@ type secretFunc func(ctx context.Context, namespace, name, key string) ([]byte, 
 
 // needsPassword says whether the chosen authentication uses a password at all.
 func (a *nodeAccess) needsPassword() bool {
-	return !(a.transport == "ssh" && (a.sshKey != "" || a.sshAgent))
+	return a.transport != "local" && !(a.transport == "ssh" && (a.sshKey != "" || a.sshAgent))
 }
 
 // password finds the node password: a file, a Secret, a prompt, then the environment.

@@ -38,6 +38,7 @@ const (
 	WinRM      Kind = "winrm"       // HTTP, port 5985
 	WinRMHTTPS Kind = "winrm-https" // HTTPS, port 5986
 	SSH        Kind = "ssh"         // port 22
+	Local      Kind = "local"       // this machine (Windows only)
 )
 
 // DefaultPort is the well-known port of a transport kind.
@@ -55,10 +56,10 @@ func (k Kind) DefaultPort() int {
 // ParseKind reads a transport name.
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case WinRM, WinRMHTTPS, SSH:
+	case WinRM, WinRMHTTPS, SSH, Local:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("unknown transport %q (want winrm, winrm-https or ssh)", s)
+	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh or local)", s)
 }
 
 // Config says how to reach and authenticate to one node. Password is a secret: it is
