@@ -88,9 +88,6 @@ type Evidence struct {
 	FS fs.FS
 }
 
-// ErrMissing is returned (wrapped) when an evidence file is absent.
-var ErrMissing = fs.ErrNotExist
-
 // Read returns the bytes at an evidence path. A missing file gives an error wrapping
 // fs.ErrNotExist whose text also carries the recorded collection error, if any.
 func (e Evidence) Read(p string) ([]byte, error) {

@@ -18,13 +18,13 @@ const (
 	Error
 )
 
-var statusNames = [...]string{"pass", "skip", "warn", "fail", "error"}
+func statusNames() []string { return []string{"pass", "skip", "warn", "fail", "error"} }
 
 func (s Status) String() string {
 	if s < Pass || s > Error {
 		return fmt.Sprintf("status(%d)", int(s))
 	}
-	return statusNames[s]
+	return statusNames()[s]
 }
 
 // Glyph is the status symbol shown where colour alone must not carry meaning.
@@ -45,12 +45,12 @@ func (s Status) Glyph() string {
 
 // ParseStatus reads a status name (as used by --fail-on and in JSON).
 func ParseStatus(s string) (Status, error) {
-	for i, n := range statusNames {
+	for i, n := range statusNames() {
 		if strings.EqualFold(s, n) {
 			return Status(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown status %q (want one of %s)", s, strings.Join(statusNames[:], ", "))
+	return 0, fmt.Errorf("unknown status %q (want one of %s)", s, strings.Join(statusNames(), ", "))
 }
 
 // MarshalText makes Status a string in JSON.

@@ -71,10 +71,9 @@ func DecodeCLIXML(b []byte) string {
 	return strings.TrimRight(strings.Join(lines, ""), "\r\n")
 }
 
-var xEscape = regexp.MustCompile(`_x([0-9A-Fa-f]{4})_`)
-
 // unescapeCLIXML decodes the _xHHHH_ escapes PowerShell uses for control characters.
 func unescapeCLIXML(s string) string {
+	xEscape := regexp.MustCompile(`_x([0-9A-Fa-f]{4})_`)
 	s = xEscape.ReplaceAllStringFunc(s, func(m string) string {
 		n, err := strconv.ParseUint(m[2:6], 16, 16)
 		if err != nil {

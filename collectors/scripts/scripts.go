@@ -22,11 +22,14 @@ var embedded embed.FS
 // evidence file they produce (hns-networks.json).
 const FixPrefix = "fix-"
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+// validName says whether a script name is one this package could have embedded.
+func validName(name string) bool {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`).MatchString(name)
+}
 
 // Body returns the source of a snippet (an evidence name) or a fix script (fix-...).
 func Body(name string) (string, error) {
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return "", fmt.Errorf("script name %q: only lower-case letters, digits, '.' and '-' are allowed", name)
 	}
 	dir := "snippets"
@@ -149,14 +152,13 @@ func Sweep(calls []Call) (string, error) {
 	return b.String(), nil
 }
 
-var callLine = regexp.MustCompile(`(?m)^# wts:call ([a-z0-9][a-z0-9.-]*) ([A-Za-z0-9+/=]*)\r?$`)
-
 // ParseSweep recovers the calls from a sweep script (the fake node's side).
 // ok is false when the text is not a sweep at all.
 func ParseSweep(script string) (calls []Call, ok bool, err error) {
 	if !strings.HasPrefix(strings.TrimLeft(script, "\ufeff \r\n"), "# wts:sweep v1") {
 		return nil, false, nil
 	}
+	callLine := regexp.MustCompile(`(?m)^# wts:call ([a-z0-9][a-z0-9.-]*) ([A-Za-z0-9+/=]*)\r?$`)
 	for _, m := range callLine.FindAllStringSubmatch(script, -1) {
 		pj, err := base64.StdEncoding.DecodeString(m[2])
 		if err != nil {

@@ -231,16 +231,18 @@ func codeSpan(s string) string {
 // mdEscaper escapes characters markdown would otherwise read as markup, so a summary
 // like "C:\k\*.log missing <kubelet>" renders as written. "<" also matters because the
 // report itself uses an HTML <details> block.
-var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`,
-	`<`, `&lt;`, `>`, `&gt;`, `~`, `\~`,
-)
+func mdEscaper() *strings.Replacer {
+	return strings.NewReplacer(
+		`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`,
+		`<`, `&lt;`, `>`, `&gt;`, `~`, `\~`,
+	)
+}
 
 // mdInline renders untrusted text as one line of literal markdown. "#", "-" and "+"
 // only mean something at the start of a line (a heading or nested list inside a
 // bullet), and a trailing " #" would be eaten as a closing heading sequence.
 func mdInline(s string) string {
-	s = mdEscaper.Replace(oneLine(s))
+	s = mdEscaper().Replace(oneLine(s))
 	if s != "" && strings.ContainsRune("#-+", rune(s[0])) {
 		s = `\` + s
 	}

@@ -18,12 +18,19 @@ const (
 	ansiDim   = "\x1b[2m"
 )
 
-var statusColor = map[probes.Status]string{
-	probes.Pass:  "\x1b[32m", // green
-	probes.Skip:  "\x1b[90m", // grey
-	probes.Warn:  "\x1b[33m", // yellow
-	probes.Fail:  "\x1b[31m", // red
-	probes.Error: "\x1b[35m", // magenta: "could not judge" is not "broken"
+// statusColor is the ANSI colour of a status.
+func statusColor(s probes.Status) string {
+	switch s {
+	case probes.Pass:
+		return "\x1b[32m" // green
+	case probes.Skip:
+		return "\x1b[90m" // grey
+	case probes.Warn:
+		return "\x1b[33m" // yellow
+	case probes.Fail:
+		return "\x1b[31m" // red
+	}
+	return "\x1b[35m" // magenta: "could not judge" is not "broken"
 }
 
 // painter applies colour only when asked, so the plain path has no escape bytes at all.
@@ -36,7 +43,7 @@ func (p painter) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (p painter) status(s probes.Status, text string) string { return p.paint(statusColor[s], text) }
+func (p painter) status(s probes.Status, text string) string { return p.paint(statusColor(s), text) }
 
 // maxIDWidth caps probe ID padding so one long ID does not push every summary right.
 const maxIDWidth = 20
