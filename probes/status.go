@@ -65,3 +65,46 @@ func (s *Status) UnmarshalText(b []byte) error {
 	*s = v
 	return nil
 }
+
+// Finding is one judgment about one node.
+type Finding struct {
+	Probe    string   `json:"probe"`              // stable ID, e.g. "HNS-NETWORK"; never parsed out of text
+	Node     string   `json:"node"`               // node name; "" for cluster-wide findings
+	Status   Status   `json:"status"`             // pass, skip, warn, fail, error
+	Summary  string   `json:"summary"`            // one line
+	Details  []string `json:"details,omitempty"`  // why, with expected vs actual
+	Evidence []string `json:"evidence,omitempty"` // evidence paths that justify it
+	Fix      *Fix     `json:"fix,omitempty"`      // nil when no fix applies
+}
+
+// FixKind says what carries a fix out.
+type FixKind string
+
+const (
+	// NodeScript runs an embedded fix script (collectors/scripts/fixes) on the node
+	// through the transport that collected the evidence.
+	NodeScript FixKind = "node-script"
+	// KubeAPI is a Kubernetes API call (patch, cordon, drain, delete).
+	KubeAPI FixKind = "kube-api"
+	// Manual is advice a person carries out; the tool never runs it.
+	Manual FixKind = "manual"
+)
+
+// Fix is data: what would run, shown before it runs, and how to verify it worked.
+type Fix struct {
+	ID         string         `json:"id"`                 // e.g. "start-service"
+	Title      string         `json:"title"`              // one line, imperative
+	Kind       FixKind        `json:"kind"`               // node-script, kube-api, manual
+	Action     string         `json:"action"`             // fix script name (fix-...) or API action (patch-podcidr, cordon, drain, delete-node)
+	Params     map[string]any `json:"params,omitempty"`   // passed as data, never spliced into source
+	Commands   []string       `json:"commands,omitempty"` // exactly what will run, for the preview
+	Disruptive bool           `json:"disruptive"`         // needs --allow-disruptive headless
+	Impact     string         `json:"impact,omitempty"`   // what it disrupts, said plainly
+	Verify     string         `json:"verify"`             // probe ID re-run to verify
+	// VerifyStatus is the status the verifying probe shows once the fix worked; empty
+	// means pass. A drain is verified by the node showing as cordoned (warn).
+	VerifyStatus string   `json:"verifyStatus,omitempty"`
+	Notes        []string `json:"notes,omitempty"`        // the lasting fix, alternatives
+	Choices      []*Fix   `json:"choices,omitempty"`      // alternative fixes the user picks from
+	Precheck     string   `json:"precondition,omitempty"` // what must still hold for the fix to apply
+}

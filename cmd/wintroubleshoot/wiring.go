@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/ssh"
@@ -35,5 +40,28 @@ func dialer(warn io.Writer) func(ctx context.Context, cfg transport.Config) (tra
 			return local.New()
 		}
 		return nil, fmt.Errorf("unknown transport %q", cfg.Kind)
+	}
+}
+
+// kubeActions adapts the cluster client to the fix runner: drain waits a bounded time for
+// evicted pods, as kubectl drain does.
+type kubeActions struct {
+	*kube.Client
+}
+
+func (k kubeActions) Drain(ctx context.Context, node string) ([]string, error) {
+	res, err := k.Client.Drain(ctx, node, kube.DrainOptions{Timeout: 2 * time.Minute})
+	return res.Evicted, err
+}
+
+// extraCommands are the subcommands beyond analyze and version.
+func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *liveOptions) []*cobra.Command {
+	return []*cobra.Command{
+		newDemoCmd(streams),
+		newFixCmd(streams, live),
+		newFakenodeCmd(streams),
+		newSnapshotCmd(streams, live),
+		newRedactCmd(streams),
+		newDiffCmd(streams),
 	}
 }

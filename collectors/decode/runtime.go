@@ -2,6 +2,8 @@ package decode
 
 import (
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Image is one local container image (collectors.NodeImages), from `docker image inspect`
@@ -111,4 +113,88 @@ func Repo(ref string) string {
 		return n[:i]
 	}
 	return n
+}
+
+// Container is one container or pod sandbox the runtime knows, tied to its pod.
+type Container struct {
+	ID           string
+	PodName      string
+	PodNamespace string
+	PodUID       string
+	State        string
+}
+
+type rawContainer struct {
+	// docker ps --format '{{json .}}'
+	ID    Str
+	Names Str
+	State Str
+	// crictl pods -o json
+	Items []struct {
+		ID       Str `json:"id"`
+		State    Str `json:"state"`
+		Metadata struct {
+			Name      Str `json:"name"`
+			UID       Str `json:"uid"`
+			Namespace Str `json:"namespace"`
+		} `json:"metadata"`
+	} `json:"items"`
+}
+
+// DecodeContainers reads containers.json. Docker containers that are not Kubernetes'
+// (names not in dockershim's k8s_<container>_<pod>_<namespace>_<uid>_<attempt> form)
+// are left out.
+func DecodeContainers(file string, b []byte) ([]Container, error) {
+	raws, err := Array[rawContainer](file, b)
+	if err != nil {
+		return nil, err
+	}
+	var out []Container
+	for _, r := range raws {
+		for _, it := range r.Items {
+			out = append(out, Container{ID: string(it.ID), PodName: string(it.Metadata.Name),
+				PodNamespace: string(it.Metadata.Namespace), PodUID: string(it.Metadata.UID), State: string(it.State)})
+		}
+		if r.ID == "" {
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(string(r.Names), "/"), "_")
+		if len(parts) != 6 || parts[0] != "k8s" {
+			continue
+		}
+		out = append(out, Container{ID: string(r.ID), PodName: parts[2], PodNamespace: parts[3], PodUID: parts[4], State: string(r.State)})
+	}
+	return out, nil
+}
+
+// ContainerdConfig is what the probes need from containerd's config.toml.
+type ContainerdConfig struct {
+	SandboxImage string
+}
+
+// DecodeContainerdConfig reads containerd-config.toml. It finds the sandbox image in the
+// config v2 layout (plugins."io.containerd.grpc.v1.cri".sandbox_image) and the v3 layout
+// (plugins."io.containerd.cri.v1.images".pinned_images.sandbox).
+func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
+	t, err := Text(file, b)
+	if err != nil {
+		return ContainerdConfig{}, err
+	}
+	var root map[string]any
+	if _, err := toml.Decode(string(t), &root); err != nil {
+		return ContainerdConfig{}, fail(file, err, "not valid TOML: %v", err)
+	}
+	plugins, _ := root["plugins"].(map[string]any)
+	var c ContainerdConfig
+	if cri, ok := plugins["io.containerd.grpc.v1.cri"].(map[string]any); ok {
+		c.SandboxImage, _ = cri["sandbox_image"].(string)
+	}
+	if imgs, ok := plugins["io.containerd.cri.v1.images"].(map[string]any); ok {
+		if pinned, ok := imgs["pinned_images"].(map[string]any); ok {
+			if s, _ := pinned["sandbox"].(string); s != "" {
+				c.SandboxImage = s
+			}
+		}
+	}
+	return c, nil
 }
