@@ -143,10 +143,10 @@ func sameRepo(imgs []decode.Image, ref string) (string, bool) {
 func buildPauseFix(verify, nano, target string) *Fix {
 	return &Fix{
 		ID: "build-pause", Title: fmt.Sprintf("Tag %s as nanoserver:latest and build %s", nano, target), Kind: NodeScript,
-		Action: "fix-tag-image", Params: map[string]any{"Runtime": "docker", "Source": nano, "Target": nanoserverRepo + ":latest"},
+		Action: "fix-build-pause", Params: map[string]any{"Source": nano, "Target": target, "Dir": `C:\k`},
 		Commands: []string{
 			fmt.Sprintf("docker tag %s %s:latest", nano, nanoserverRepo),
-			fmt.Sprintf("cd C:\\k; docker build -t %s .   # the SDN InstallImages.ps1 step, run next", target),
+			fmt.Sprintf(`cd C:\k; docker build -t %s .   # the SDN InstallImages.ps1 step, with its Dockerfile`, target),
 		},
 		Verify: verify, Precheck: "pause image still missing",
 	}

@@ -104,6 +104,9 @@ func TestNodeFixesEndToEnd(t *testing.T) {
 		{"routes-missing", "NET-ROUTES", "add-routes", false},
 		{"kube-proxy-network-service", "HNS-KPROXY-NET", "kube-proxy-network", false},
 		{"leftover-containers", "RUNTIME-LEFTOVERS", "restart-runtime", true},
+		{"pause-nanoserver-untagged", "IMG-PAUSE", "build-pause", false},
+		{"pause-containerd-wrong-tag", "IMG-PAUSE", "tag-pause", false},
+		{"pause-containerd-wrong-tag", "IMG-PAUSE", "multiarch-pause", true},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario+"/"+c.fix, func(t *testing.T) {
