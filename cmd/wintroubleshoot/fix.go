@@ -53,17 +53,22 @@ alone: they also need --allow-disruptive.`),
 			return o.run(cmd.Context(), streams, live, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&o.node, "node", "", "the node to fix (required)")
+	cmd.Flags().StringVar(&o.node, "node", "", "the node to fix (required): NAME, or NAME=[SCHEME://]HOST[:PORT] to say how to reach it")
 	cmd.Flags().StringVar(&o.choice, "choice", "", "which fix, when the finding offers several (their IDs are listed)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show the preview and stop")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask for confirmation (headless use)")
 	cmd.Flags().BoolVar(&o.allowDisruptive, "allow-disruptive", false, "allow fixes marked disruptive to run with --yes")
+	live.access.addFlagsExceptNode(cmd)
 	return cmd
 }
 
 func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams, live *liveOptions, probeID string) error {
 	if o.node == "" {
 		return usageErr("--node is required")
+	}
+	if name, _, ok := strings.Cut(o.node, "="); ok {
+		live.access.nodes = append(live.access.nodes, o.node) // how to reach it, too
+		o.node = name
 	}
 	if _, ok := probes.Default().Get(probeID); !ok {
 		return usageErr("unknown probe %q", probeID)

@@ -35,9 +35,14 @@ type nodeAccess struct {
 }
 
 func (a *nodeAccess) addFlags(cmd *cobra.Command) {
+	a.addFlagsExceptNode(cmd)
+	cmd.Flags().StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT] or NAME=ssh://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
+}
+
+// addFlagsExceptNode is for commands whose --node means something of their own.
+func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "winrm-https", "how to reach nodes: winrm-https (5986), winrm (5985, needs AllowUnencrypted on the node), ssh (22), or local (run on the Windows node itself)")
-	f.StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT] or NAME=ssh://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
 	f.StringVar(&a.user, "user", "Administrator", "user name on the Windows nodes")
 	f.StringVar(&a.passwordEnv, "password-env", "WTS_PASSWORD", "environment variable holding the node password")
 	f.StringVar(&a.passwordFile, "password-file", "", "file holding the node password (first line)")
