@@ -96,7 +96,7 @@ func (f *fleet) Preview(fd probes.Finding) (string, error) {
 	if _, ok := f.members[fd.Node]; !ok || fd.Fix == nil {
 		return "", fmt.Errorf("no fix for %s on %s", fd.Probe, fd.Node)
 	}
-	return engine.Preview(fd, fd.Fix), nil
+	return engine.PreviewBody(fd.Fix), nil
 }
 
 // Apply runs the fix the person confirmed on screen (the confirmation is the screen's: a

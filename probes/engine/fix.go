@@ -279,9 +279,14 @@ func firstLine(s string) string {
 // Preview is the text shown before a fix runs: what, where, the exact commands, what it
 // disrupts, and how it will be verified. The TUI and the fix command both show it.
 func Preview(f probes.Finding, fix *probes.Fix) string {
+	return fmt.Sprintf("Fix: %s\nNode: %s    finding: %s %s (%s)\n", fix.Title, f.Node, f.Status.Glyph(), f.Probe, f.Summary) +
+		PreviewBody(fix)
+}
+
+// PreviewBody is the preview without its title and node lines, for a screen that shows
+// those in its own header.
+func PreviewBody(fix *probes.Fix) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fix: %s\n", fix.Title)
-	fmt.Fprintf(&b, "Node: %s    finding: %s %s (%s)\n", f.Node, f.Status.Glyph(), f.Probe, f.Summary)
 	switch fix.Kind {
 	case probes.NodeScript:
 		fmt.Fprintf(&b, "Runs on the node (fix script %s, parameters passed as data):\n", fix.Action)
