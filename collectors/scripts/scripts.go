@@ -107,6 +107,22 @@ const prelude = `# wts:sweep v1
 $ProgressPreference = 'SilentlyContinue'
 $ErrorActionPreference = 'Continue'
 [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false
+function Read-WtsTail([string[]]$Paths, [long]$MaxBytes, [string]$What) {
+    # The newest matching log, its last MaxBytes bytes read from the end (logs can be
+    # gigabytes), opened shared because the service keeps writing it.
+    $log = Get-ChildItem -Path $Paths -File -ErrorAction SilentlyContinue | Sort-Object LastWriteTime | Select-Object -Last 1
+    if (-not $log) { throw "no $What log in $($Paths -join ', ')" }
+    if ($MaxBytes -le 0) { throw "MaxBytes must be positive, not $MaxBytes" }
+    $fs = [System.IO.File]::Open($log.FullName, 'Open', 'Read', 'ReadWrite')
+    try {
+        $n = [Math]::Min($MaxBytes, $fs.Length)
+        [void]$fs.Seek(-$n, 'End')
+        $buf = New-Object byte[] $n
+        $got = 0
+        while ($got -lt $n) { $r = $fs.Read($buf, $got, $n - $got); if ($r -le 0) { break }; $got += $r }
+        [System.Text.Encoding]::UTF8.GetString($buf, 0, $got)
+    } finally { $fs.Dispose() }
+}
 function Invoke-WtsCall([string]$Name, [string]$Params, [scriptblock]$Body) {
     $utf8 = New-Object System.Text.UTF8Encoding $false
     $p = @{}
