@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Cluster evidence: API objects as JSON, exactly as `kubectl get ... -o json` prints them.
@@ -86,6 +87,56 @@ func IsNodeFile(name string) bool { return !strings.Contains(name, "/") }
 // collection (in memory), a folder assembled by hand, or an unpacked bundle.
 type Evidence struct {
 	FS fs.FS
+	// Memo, when set, keeps decoded files so the probes of a run decode each file once
+	// (every cross-layer probe reads cluster/nodes.json). A Tree clears a path's entries
+	// when the path changes.
+	Memo *Memo
+}
+
+// Memo caches decoded evidence by path and decoded type.
+type Memo struct {
+	mu sync.Mutex
+	m  map[string]map[string]any // path -> type -> value
+}
+
+// NewMemo makes an empty memo.
+func NewMemo() *Memo { return &Memo{m: map[string]map[string]any{}} }
+
+// Get returns what was stored for a path and type.
+func (m *Memo) Get(path, typ string) (any, bool) {
+	if m == nil {
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[path][typ]
+	return v, ok
+}
+
+// Put stores a decoded value.
+func (m *Memo) Put(path, typ string, v any) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m[path] == nil {
+		m.m[path] = map[string]any{}
+	}
+	m.m[path][typ] = v
+}
+
+// Forget drops what was decoded from a path (it changed).
+func (m *Memo) Forget(paths ...string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range paths {
+		delete(m.m, p)
+		delete(m.m, p+ErrSuffix)
+	}
 }
 
 // Read returns the bytes at an evidence path. A missing file gives an error wrapping

@@ -3,6 +3,7 @@ package collectors
 import (
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 	"testing/fstest"
 	"time"
@@ -12,16 +13,18 @@ import (
 type Tree struct {
 	mu    sync.Mutex
 	files map[string][]byte
+	memo  *Memo
 }
 
 // NewTree makes an empty tree.
-func NewTree() *Tree { return &Tree{files: map[string][]byte{}} }
+func NewTree() *Tree { return &Tree{files: map[string][]byte{}, memo: NewMemo()} }
 
 // Put stores a file, replacing any earlier one at that path.
 func (t *Tree) Put(p string, b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.files[p] = b
+	t.memo.Forget(p)
 }
 
 // PutAll stores several files under a prefix ("nodes/win-1").
@@ -30,6 +33,7 @@ func (t *Tree) PutAll(prefix string, files map[string][]byte) {
 	defer t.mu.Unlock()
 	for name, b := range files {
 		t.files[prefix+"/"+name] = b
+		t.memo.Forget(prefix + "/" + name)
 	}
 }
 
@@ -40,6 +44,7 @@ func (t *Tree) Remove(prefix string) {
 	for p := range t.files {
 		if len(p) > len(prefix) && p[:len(prefix)+1] == prefix+"/" {
 			delete(t.files, p)
+			t.memo.Forget(p)
 		}
 	}
 }
@@ -56,15 +61,57 @@ func (t *Tree) Paths() []string {
 	return out
 }
 
-// Evidence is a consistent snapshot to judge.
-func (t *Tree) Evidence() Evidence {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m := make(fstest.MapFS, len(t.files))
-	for p, b := range t.files {
-		m[p] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Unix(0, 0)}
+// Evidence is a view to judge. It reads the tree as it is (no copy: a fleet of nodes
+// judged one by one would otherwise copy the whole tree per node); files are replaced
+// whole, never changed in place, so a reader sees a file as it was put.
+func (t *Tree) Evidence() Evidence { return Evidence{FS: treeView{t}, Memo: t.memo} }
+
+// treeView is the tree as an fs.FS, with the fast paths fs.ReadFile and fs.Stat use.
+type treeView struct{ t *Tree }
+
+func (v treeView) ReadFile(name string) ([]byte, error) {
+	v.t.mu.Lock()
+	b, ok := v.t.files[name]
+	v.t.mu.Unlock()
+	if !ok {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
-	return Evidence{FS: m}
+	return b, nil
+}
+
+func (v treeView) Stat(name string) (fs.FileInfo, error) {
+	f, err := v.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+// Open serves a file directly and a folder through a map of just its subtree.
+func (v treeView) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	if b, ok := v.t.files[name]; ok {
+		return fstest.MapFS{name: &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Unix(0, 0)}}.Open(name)
+	}
+	sub := fstest.MapFS{}
+	prefix := name + "/"
+	if name == "." {
+		prefix = ""
+	}
+	for p, b := range v.t.files {
+		if strings.HasPrefix(p, prefix) {
+			sub[p] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: time.Unix(0, 0)}
+		}
+	}
+	if len(sub) == 0 && name != "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return sub.Open(name)
 }
 
 // CopyFrom loads every file of an evidence FS into the tree (a folder or a bundle).
@@ -88,5 +135,6 @@ func (t *Tree) Delete(paths ...string) {
 	defer t.mu.Unlock()
 	for _, p := range paths {
 		delete(t.files, p)
+		t.memo.Forget(p)
 	}
 }

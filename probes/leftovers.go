@@ -25,11 +25,7 @@ func (p LeftoversProbe) Check(node string, ev collectors.Evidence) []Finding {
 	if bad != nil {
 		return []Finding{*bad}
 	}
-	b, err := ev.Read(collectors.ClusterPods)
-	if err != nil {
-		return []Finding{c.problem(collectors.ClusterPods, err)}
-	}
-	pods, err := decode.Pods(collectors.ClusterPods, b)
+	pods, err := readDecode(ev, collectors.ClusterPods, decode.Pods)
 	if err != nil {
 		return []Finding{c.problem(collectors.ClusterPods, err)}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,23 @@ func optional[T any](c check, name string, dec func(string, []byte) (T, error)) 
 }
 
 func readDecode[T any](ev collectors.Evidence, p string, dec func(string, []byte) (T, error)) (T, error) {
+	typ := reflect.TypeFor[T]().String()
+	if v, ok := ev.Memo.Get(p, typ); ok {
+		r := v.(decoded[T])
+		return r.v, r.err
+	}
+	v, err := readDecodeOnce(ev, p, dec)
+	ev.Memo.Put(p, typ, decoded[T]{v, err})
+	return v, err
+}
+
+// decoded is a memoized decode result, error included: a broken file stays broken.
+type decoded[T any] struct {
+	v   T
+	err error
+}
+
+func readDecodeOnce[T any](ev collectors.Evidence, p string, dec func(string, []byte) (T, error)) (T, error) {
 	var zero T
 	b, err := ev.Read(p)
 	if err != nil {

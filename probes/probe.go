@@ -69,6 +69,9 @@ func (r *Registry) NodeNeeds(ps []Probe) []string {
 // the cause instead of every node probe failing alike; probes that read only cluster
 // evidence still judge it. Live runs and bundles behave the same, since both are files.
 func (r *Registry) Run(node string, ev collectors.Evidence) []Finding {
+	if ev.Memo == nil {
+		ev.Memo = collectors.NewMemo()
+	}
 	var out []Finding
 	unreachable := ev.Has(collectors.NodeFile(node, collectors.SweepErr))
 	if unreachable {

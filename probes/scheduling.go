@@ -17,11 +17,7 @@ func (SchedulingProbe) Needs() []string { return []string{collectors.ClusterNode
 
 func (p SchedulingProbe) Check(node string, ev collectors.Evidence) []Finding {
 	c := check{p.ID(), node, ev}
-	b, err := ev.Read(collectors.ClusterNodes)
-	if err != nil {
-		return []Finding{c.problem(collectors.ClusterNodes, err)}
-	}
-	nodes, err := decode.Nodes(collectors.ClusterNodes, b)
+	nodes, err := readDecode(ev, collectors.ClusterNodes, decode.Nodes)
 	if err != nil {
 		return []Finding{c.problem(collectors.ClusterNodes, err)}
 	}

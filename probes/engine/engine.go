@@ -170,6 +170,9 @@ func Sort(fs []probes.Finding) {
 // bundle, a scenario) with the same probes a live run uses. nodes limits the judged
 // nodes; empty means every nodes/<node>/ folder.
 func Analyze(reg *probes.Registry, ev collectors.Evidence, nodes []string) ([]probes.Finding, error) {
+	if ev.Memo == nil {
+		ev.Memo = collectors.NewMemo() // cluster files are decoded once for all nodes
+	}
 	have := ev.Nodes()
 	if len(nodes) == 0 {
 		nodes = have

@@ -80,7 +80,7 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		if err != nil {
 			return out, commandID, "receive output", err
 		}
-		done, code, err := mz.ParseSlurpOutputErrResponse(reply, &stdout, &stderr)
+		done, code, err := parseReceive(reply, &stdout, &stderr)
 		if err != nil {
 			return out, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
 		}

@@ -1,0 +1,85 @@
+package winrm
+
+import (
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// parseReceive reads a Receive response: the stdout and stderr chunks (base64) in order
+// and, once the command is done, its exit code. It replaces masterzen's
+// ParseSlurpOutputErrResponse for two reasons: that one skips chunks whose base64 is
+// damaged (evidence would silently lose bytes), and it builds an XPath tree per reply,
+// which was the largest client-side cost of sweeping a fleet.
+func parseReceive(reply string, stdout, stderr io.Writer) (done bool, code int, err error) {
+	dec := xml.NewDecoder(strings.NewReader(reply))
+	var stream string // "stdout" or "stderr" while inside a Stream element
+	var inExit bool
+	var depth int // RawToken does not check that elements close, so count them
+	var text strings.Builder
+	for {
+		tok, err := dec.RawToken() // no namespace resolution needed: local names suffice
+		if errors.Is(err, io.EOF) {
+			if depth != 0 {
+				return false, 0, errors.New("the Receive response was cut short")
+			}
+			return done, code, nil
+		}
+		if err != nil {
+			return false, 0, fmt.Errorf("the Receive response is not valid XML: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "Stream":
+				stream, inExit = attr(t, "Name"), false
+				text.Reset()
+			case "CommandState":
+				done = done || strings.HasSuffix(attr(t, "State"), "/CommandState/Done")
+			case "ExitCode":
+				inExit, stream = true, ""
+				text.Reset()
+			}
+		case xml.CharData:
+			if stream != "" || inExit {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			depth--
+			switch {
+			case t.Name.Local == "Stream" && stream != "":
+				b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(text.String()))
+				if err != nil {
+					return false, 0, fmt.Errorf("a %s chunk of the reply is damaged (not base64): %w", stream, err)
+				}
+				w := stdout
+				if stream == "stderr" {
+					w = stderr
+				}
+				if _, err := w.Write(b); err != nil {
+					return false, 0, err
+				}
+				stream = ""
+			case t.Name.Local == "ExitCode" && inExit:
+				if code, err = strconv.Atoi(strings.TrimSpace(text.String())); err != nil {
+					return false, 0, fmt.Errorf("exit code %q is not a number", text.String())
+				}
+				inExit = false
+			}
+		}
+	}
+}
+
+func attr(e xml.StartElement, name string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
