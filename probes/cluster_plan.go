@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"strings"
 
@@ -48,6 +49,8 @@ func (c check) addressPlan() addressPlan {
 	}
 	svcs, svcErr := readDecode(c.ev, collectors.ClusterServices, decode.Services)
 	nodes, nodeErr := readDecode(c.ev, collectors.ClusterNodes, decode.Nodes)
+	// Decoded evidence is shared by every probe of a run: complete a copy.
+	cfg.Sources = maps.Clone(cfg.Sources)
 	// The kube-dns Service itself outranks a copy of its IP.
 	if ip, src := clusterconfig.KubeDNS(svcs); svcErr == nil && ip != "" {
 		cfg.Set(clusterconfig.KeyKubeDNS, ip, src)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
@@ -153,4 +154,32 @@ func dump(fs []probes.Finding) string {
 		fmt.Fprintf(&b, "%s %s %s %s\n", f.Node, f.Probe, f.Status, f.Summary)
 	}
 	return b.String()
+}
+
+// TestRunSharesEvidenceSafely: probes of many nodes judged at once share one tree's
+// decoded evidence (the memo); none may change what it was given. Run with -race in CI.
+func TestRunSharesEvidenceSafely(t *testing.T) {
+	for _, name := range []string{"dns-hardcoded", "healthy-containerd-overlay"} {
+		fsys, meta, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := collectors.NewTree()
+		if err := tree.CopyFrom(fsys); err != nil {
+			t.Fatal(err)
+		}
+		ev := tree.Evidence()
+		want := dump(probes.Default().Run(meta.Nodes[0], ev))
+		var wg sync.WaitGroup
+		got := make([]string, 16)
+		for i := range got {
+			wg.Go(func() { got[i] = dump(probes.Default().Run(meta.Nodes[0], ev)) })
+		}
+		wg.Wait()
+		for i, g := range got {
+			if g != want {
+				t.Fatalf("%s: run %d judged differently:\n%s\nwant:\n%s", name, i, g, want)
+			}
+		}
+	}
 }

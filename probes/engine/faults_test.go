@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
@@ -194,4 +195,36 @@ func benchSweep200(b *testing.B, latency time.Duration) {
 	b.ReportMetric(float64(total)/float64(b.N)/float64(single), "x-one-node")
 	b.ReportMetric(float64(single.Milliseconds()), "ms-one-node")
 	b.ReportMetric(float64(peak.Load())/(1<<20), "MiB-peak-heap")
+}
+
+// TestFleetJudgesConcurrently: many nodes swept at once on one tree (sharing decoded
+// cluster evidence) are each judged as one node alone would be.
+func TestFleetJudgesConcurrently(t *testing.T) {
+	fsys, meta, _, err := scenarios.Load("dns-hardcoded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(t, fsys), Concurrency: 30}
+	var targets []engine.Target
+	for range 30 {
+		fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: meta.Nodes[0]})
+		targets = append(targets, engine.Target{Name: meta.Nodes[0], Transport: serve(t, transport.WinRM, fake, nil)})
+	}
+	want, err := engine.Analyze(probes.Default(), collectors.Evidence{FS: fsys}, meta.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := eng.Probe(context.Background(), targets, nil)
+	if len(got) != 30*len(want) {
+		t.Fatalf("%d findings, want %d", len(got), 30*len(want))
+	}
+	counts := map[string]int{}
+	for _, f := range got {
+		counts[f.Probe+" "+f.Status.String()]++
+	}
+	for _, f := range want {
+		if counts[f.Probe+" "+f.Status.String()] != 30 {
+			t.Errorf("%s %s judged %d times of 30", f.Probe, f.Status, counts[f.Probe+" "+f.Status.String()])
+		}
+	}
 }
