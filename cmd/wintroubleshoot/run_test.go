@@ -129,6 +129,15 @@ func TestHelpExplainsWithExamples(t *testing.T) {
 	}
 }
 
+func TestProbesCommand(t *testing.T) {
+	code, out, _ := run(t, "probes")
+	for _, id := range []string{"NODE-PODCIDR", "HNS-NETWORK", "DNS-CONFIG", "nodes/<node>/hns-networks.json", "cluster/nodes.json"} {
+		if code != 0 || !strings.Contains(out, id) {
+			t.Errorf("probes: exit %d, lacks %s:\n%s", code, id, out)
+		}
+	}
+}
+
 func TestDemoReport(t *testing.T) {
 	code, out, errOut := run(t, "demo", "--report", "-o", "json")
 	if code != 1 {

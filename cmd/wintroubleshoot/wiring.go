@@ -4,17 +4,21 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/ssh"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/winrm"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
 // dialer opens transports; it warns once on stderr about each insecure option in use.
@@ -63,5 +67,32 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 		newSnapshotCmd(streams, live),
 		newRedactCmd(streams),
 		newDiffCmd(streams),
+		newProbesCmd(streams),
+	}
+}
+
+// newProbesCmd lists the probes: what each judges and the evidence it reads, so a support
+// engineer knows which files to ask a customer for.
+func newProbesCmd(streams genericiooptions.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:     "probes",
+		Short:   "List the probes, what each judges and the evidence it reads",
+		Example: "  wintroubleshoot probes",
+		Args:    cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "PROBE\tJUDGES\tREADS")
+			for _, p := range probes.Default().Probes() {
+				var reads []string
+				for _, n := range p.Needs() {
+					if collectors.IsNodeFile(n) {
+						n = collectors.NodeFile("<node>", n)
+					}
+					reads = append(reads, n)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\n", p.ID(), p.Title(), strings.Join(reads, ", "))
+			}
+			w.Flush()
+		},
 	}
 }
