@@ -1,6 +1,7 @@
 package collectors
 
 import (
+	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
@@ -114,19 +115,29 @@ func (v treeView) Open(name string) (fs.File, error) {
 	return sub.Open(name)
 }
 
-// CopyFrom loads every file of an evidence FS into the tree (a folder or a bundle).
-func (t *Tree) CopyFrom(fsys fs.FS) error {
-	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
+// CopyFrom loads the files of an evidence FS into the tree under the same paths: all of
+// them, or only those below the given folders ("cluster", "nodes/win-1").
+func (t *Tree) CopyFrom(fsys fs.FS, dirs ...string) error {
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	for _, dir := range dirs {
+		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return err
+			}
+			t.Put(p, b)
+			return nil
+		})
 		if err != nil {
-			return err
+			return fmt.Errorf("loading evidence from %s: %w", dir, err)
 		}
-		t.Put(p, b)
-		return nil
-	})
+	}
+	return nil
 }
 
 // Delete removes files by exact path.

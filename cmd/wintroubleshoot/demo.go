@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os/user"
 	"path/filepath"
 	"strings"
@@ -95,7 +94,8 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
 	for _, m := range fakes.Members {
 		tree := collectors.NewTree()
-		if err := copyCluster(tree, m.FS); err != nil {
+		// Cluster evidence only: node evidence comes over the wire from the fake node.
+		if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
 			fakes.Close()
 			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 		}
@@ -110,26 +110,6 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 		fl.add(&member{display: display, target: t, eng: eng, fixer: fx})
 	}
 	return fl, func() { fakes.Close() }, nil
-}
-
-// copyCluster seeds a tree with a scenario's cluster evidence only: node evidence comes
-// over the wire from the fake node.
-func copyCluster(t *collectors.Tree, fsys fs.FS) error {
-	sub, err := fs.Sub(fsys, "cluster")
-	if err != nil {
-		return err
-	}
-	return fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(sub, p)
-		if err != nil {
-			return err
-		}
-		t.Put("cluster/"+p, b)
-		return nil
-	})
 }
 
 type nopWriter struct{}

@@ -22,9 +22,18 @@ var embedded embed.FS
 // evidence file they produce (hns-networks.json).
 const FixPrefix = "fix-"
 
-// validName says whether a script name is one this package could have embedded.
+// validName says whether a script name is one this package could have embedded:
+// lower-case letters, digits, '.' and '-', not starting with '.' or '-'.
 func validName(name string) bool {
-	return regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`).MatchString(name)
+	for i, c := range name {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case (c == '.' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return name != ""
 }
 
 // Body returns the source of a snippet (an evidence name) or a fix script (fix-...).

@@ -79,7 +79,9 @@ func newAPIBench(t *testing.T, scenario string) *apiBench {
 	tree := clusterTree(t, fsys)
 	// Node evidence as the scenario recorded it; the cluster part comes from the API.
 	for _, node := range meta.Nodes {
-		copyNode(t, fsys, tree, node)
+		if err := tree.CopyFrom(fsys, "nodes/"+node); err != nil {
+			t.Fatal(err)
+		}
 	}
 	refresh := func(ctx context.Context) error { _, err := client.Collect(ctx, tree); return err }
 	if err := refresh(ctx); err != nil {

@@ -81,15 +81,7 @@ func portOf(addr string) int {
 // over the wire).
 func clusterTree(t testing.TB, fsys fs.FS) *collectors.Tree {
 	tree := collectors.NewTree()
-	err := fs.WalkDir(fsys, "cluster", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
-		tree.Put(p, b)
-		return err
-	})
-	if err != nil {
+	if err := tree.CopyFrom(fsys, "cluster"); err != nil {
 		t.Fatal(err)
 	}
 	return tree
@@ -134,20 +126,5 @@ func TestLiveEqualsAnalyze(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// copyNode puts a scenario node's recorded evidence into a tree.
-func copyNode(t testing.TB, fsys fs.FS, tree *collectors.Tree, node string) {
-	err := fs.WalkDir(fsys, "nodes/"+node, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
-		tree.Put(p, b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
