@@ -1,65 +1,50 @@
-// Package collectors is the ground floor: the evidence contract (this file is the only
-// place evidence paths are spelled) and everything that gathers evidence.
+// Package collectors is the ground floor: everything that gathers evidence. The evidence
+// contract itself (names, keys, decoding) is collectors/evidence; the names below are
+// that package's, kept here so callers that spell collectors.NodeHost keep compiling.
 package collectors
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strings"
-	"sync"
+import "github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+
+// Cluster evidence paths (evidence.Path*).
+const (
+	ClusterNodes      = evidence.PathNodes
+	ClusterServices   = evidence.PathServices
+	ClusterPods       = evidence.PathPods
+	ClusterEvents     = evidence.PathEvents
+	ClusterDaemonSets = evidence.PathDaemonSets
+	ClusterConfig     = evidence.PathClusterConfig
 )
 
-// Cluster evidence: API objects as JSON, exactly as `kubectl get ... -o json` prints them.
+// Node evidence file names (evidence.File*).
 const (
-	ClusterNodes      = "cluster/nodes.json"      // kubectl get nodes -o json
-	ClusterServices   = "cluster/services.json"   // kubectl get services -A -o json
-	ClusterPods       = "cluster/pods.json"       // kubectl get pods -A -o json (pods on Windows nodes)
-	ClusterEvents     = "cluster/events.json"     // kubectl get events -A -o json (about Windows nodes)
-	ClusterDaemonSets = "cluster/daemonsets.json" // kubectl -n kube-system get daemonsets -o json
-	ClusterConfig     = "cluster/cluster-config.json"
-)
+	NodeHost          = evidence.FileHost
+	NodeServices      = evidence.FileServices
+	NodeProcesses     = evidence.FileProcesses
+	NodeHNSNetworks   = evidence.FileHNSNetworks
+	NodeRoutes        = evidence.FileRoutes
+	NodeIPAddresses   = evidence.FileIPAddresses
+	NodeImages        = evidence.FileImages
+	NodeCNIConfig     = evidence.FileCNIConfig
+	NodeContainerdCfg = evidence.FileContainerdConfig
+	NodeKubeletConfig = evidence.FileKubeletConfig
+	NodeKubeProxyLog  = evidence.FileKubeProxyLog
+	NodeKubeletLog    = evidence.FileKubeletLog
+	NodeContainers    = evidence.FileContainers
 
-// Node evidence file names. Each is what one node snippet printed, verbatim, stored at
-// nodes/<node>/<name>. The snippet that produces it is collectors/scripts/snippets/<name>.ps1.
-const (
-	NodeHost          = "host.json"              // OS build, computer name, domain, boot time
-	NodeServices      = "services.json"          // Win32_Service rows of the k8s components
-	NodeProcesses     = "processes.json"         // Win32_Process rows of the k8s components
-	NodeHNSNetworks   = "hns-networks.json"      // Get-HnsNetwork | ConvertTo-Json
-	NodeRoutes        = "routes.json"            // Get-NetRoute -AddressFamily IPv4
-	NodeIPAddresses   = "ip-addresses.json"      // Get-NetIPAddress -AddressFamily IPv4
-	NodeImages        = "images.json"            // docker image inspect / crictl inspecti
-	NodeCNIConfig     = "cni-config.json"        // the CNI config file, raw
-	NodeContainerdCfg = "containerd-config.toml" // containerd config.toml, raw
-	NodeKubeletConfig = "kubelet-config.json"    // KubeletConfiguration file, raw (YAML or JSON)
-	NodeKubeProxyLog  = "kube-proxy.log"         // tail of the kube-proxy log
-	NodeKubeletLog    = "kubelet.log"            // tail of the kubelet log
-	NodeContainers    = "containers.json"        // docker ps -a (JSON lines) / crictl pods -o json
-)
-
-// Node evidence only a snapshot collects (logs and detail for a support case). Log
-// snippets take MaxBytes (tail cap) and Since (RFC 3339) parameters.
-const (
-	NodeLogKubelet   = "log-kubelet.log"      // C:\k\kubelet*.log, C:\var\log\kubelet\*, C:\etc\kubernetes\logs
-	NodeLogKubeProxy = "log-kube-proxy.log"   // same layouts
-	NodeLogRuntime   = "log-runtime.log"      // containerd or docker log
-	NodeLogFlanneld  = "log-flanneld.log"     // C:\k\flanneld*.log, C:\var\log\flanneld\*
-	NodeLogStartup   = "log-startup.log"      // C:\var\log\startup.log (Anthos)
-	NodeEventsSCM    = "winevent-scm.json"    // System log, Service Control Manager, since Since
-	NodeEventsHNS    = "winevent-hns.json"    // Microsoft-Windows-Hyper-V-Compute/-Host-Network-Service, since Since
-	NodeHNSEndpoints = "hns-endpoints.json"   // Get-HnsEndpoint | ConvertTo-Json -Depth 8
-	NodeHNSPolicies  = "hns-policylists.json" // Get-HnsPolicyList | ConvertTo-Json -Depth 8
-	NodeDisk         = "disk.json"            // Win32_LogicalDisk free space
+	NodeLogKubelet   = evidence.FileLogKubelet
+	NodeLogKubeProxy = evidence.FileLogKubeProxy
+	NodeLogRuntime   = evidence.FileLogRuntime
+	NodeLogFlanneld  = evidence.FileLogFlanneld
+	NodeLogStartup   = evidence.FileLogStartup
+	NodeEventsSCM    = evidence.FileEventsSCM
+	NodeEventsHNS    = evidence.FileEventsHNS
+	NodeHNSEndpoints = evidence.FileHNSEndpoints
+	NodeHNSPolicies  = evidence.FileHNSPolicies
+	NodeDisk         = evidence.FileDisk
 )
 
 // SnapshotNodeFiles are the node files a snapshot adds to the probes' own.
-func SnapshotNodeFiles() []string {
-	return []string{NodeLogKubelet, NodeLogKubeProxy, NodeLogRuntime, NodeLogFlanneld, NodeLogStartup,
-		NodeEventsSCM, NodeEventsHNS, NodeHNSEndpoints, NodeHNSPolicies, NodeDisk}
-}
+func SnapshotNodeFiles() []string { return evidence.SnapshotNodeFiles() }
 
 // Bundle files outside the evidence tree.
 const (
@@ -69,160 +54,24 @@ const (
 	BundleAudit    = "audit.jsonl"   // fix attempts, one JSON object a line
 )
 
-// ErrSuffix marks the companion of an evidence file holding why it could not be collected:
-// "exit N" on the first line, then the readable error text. A probe that finds the file
-// missing reads this to say why.
-const ErrSuffix = ".err"
+// ErrSuffix and SweepErr: see the evidence package.
+const (
+	ErrSuffix = evidence.ErrSuffix
+	SweepErr  = evidence.SweepErr
+)
 
-// SweepErr is the node-level file written when the node could not be reached at all.
-const SweepErr = "sweep.err"
-
-// NodeFile is the path of a node's evidence file.
-func NodeFile(node, name string) string { return path.Join("nodes", node, name) }
-
-// IsNodeFile reports whether a probe's Needs entry names a node file (not a cluster path).
-func IsNodeFile(name string) bool { return !strings.Contains(name, "/") }
-
-// Evidence reads an evidence tree. It is an fs.FS so the same probes run on a live
-// collection (in memory), a folder assembled by hand, or an unpacked bundle.
-type Evidence struct {
-	FS fs.FS
-	// Memo, when set, keeps decoded files so the probes of a run decode each file once
-	// (every cross-layer probe reads cluster/nodes.json). A Tree clears a path's entries
-	// when the path changes.
-	Memo *Memo
-}
-
-// Memo caches decoded evidence by path and decoded type.
-type Memo struct {
-	mu sync.Mutex
-	m  map[string]map[string]any // path -> type -> value
-}
+// Evidence, Memo and MissingError are the evidence package's.
+type (
+	Evidence     = evidence.Evidence
+	Memo         = evidence.Memo
+	MissingError = evidence.MissingError
+)
 
 // NewMemo makes an empty memo.
-func NewMemo() *Memo { return &Memo{m: map[string]map[string]any{}} }
+func NewMemo() *Memo { return evidence.NewMemo() }
 
-// Get returns what was stored for a path and type.
-func (m *Memo) Get(path, typ string) (any, bool) {
-	if m == nil {
-		return nil, false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v, ok := m.m[path][typ]
-	return v, ok
-}
+// NodeFile is the path of a node's evidence file.
+func NodeFile(node, name string) string { return evidence.NodeFile(node, name) }
 
-// Put stores a decoded value.
-func (m *Memo) Put(path, typ string, v any) {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m[path] == nil {
-		m.m[path] = map[string]any{}
-	}
-	m.m[path][typ] = v
-}
-
-// Forget drops what was decoded from a path (it changed).
-func (m *Memo) Forget(paths ...string) {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, p := range paths {
-		delete(m.m, p)
-		delete(m.m, p+ErrSuffix)
-	}
-}
-
-// Read returns the bytes at an evidence path. A missing file gives an error wrapping
-// fs.ErrNotExist whose text also carries the recorded collection error, if any.
-func (e Evidence) Read(p string) ([]byte, error) {
-	if e.FS == nil {
-		return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
-	}
-	b, err := fs.ReadFile(e.FS, p)
-	if err == nil {
-		return b, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", p, err)
-	}
-	if why := e.CollectError(p); why != "" {
-		return nil, &MissingError{Path: p, Why: why}
-	}
-	return nil, &MissingError{Path: p}
-}
-
-// CollectError returns the recorded reason the file at p was not collected, or "".
-func (e Evidence) CollectError(p string) string {
-	if e.FS == nil {
-		return ""
-	}
-	if b, err := fs.ReadFile(e.FS, p+ErrSuffix); err == nil {
-		return strings.TrimSpace(string(b))
-	}
-	if dir := path.Dir(p); strings.HasPrefix(dir, "nodes/") {
-		if b, err := fs.ReadFile(e.FS, path.Join(dir, SweepErr)); err == nil {
-			return strings.TrimSpace(string(b))
-		}
-	}
-	return ""
-}
-
-// Has reports whether the evidence file exists.
-func (e Evidence) Has(p string) bool {
-	if e.FS == nil {
-		return false
-	}
-	_, err := fs.Stat(e.FS, p)
-	return err == nil
-}
-
-// Nodes lists the node folders present under nodes/, sorted.
-func (e Evidence) Nodes() []string {
-	if e.FS == nil {
-		return nil
-	}
-	entries, err := fs.ReadDir(e.FS, "nodes")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, d := range entries {
-		if d.IsDir() {
-			out = append(out, d.Name())
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// MissingError says an evidence file is absent and, when known, why it was not collected.
-type MissingError struct {
-	Path string
-	Why  string
-}
-
-func (m *MissingError) Error() string {
-	if m.Why == "" {
-		return m.Path + ": not collected"
-	}
-	return m.Path + ": not collected: " + firstLine(m.Why)
-}
-
-func (m *MissingError) Unwrap() error { return fs.ErrNotExist }
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	// "exit N" alone on the first line says little; the cause is on the next.
-	lines := strings.SplitN(s, "\n", 3)
-	if len(lines) > 1 && strings.HasPrefix(lines[0], "exit ") {
-		return strings.TrimSpace(lines[0]) + ": " + strings.TrimSpace(lines[1])
-	}
-	return strings.TrimSpace(lines[0])
-}
+// IsNodeFile reports whether a probe's Needs entry names a node file (not a cluster path).
+func IsNodeFile(name string) bool { return evidence.IsNodeFile(name) }

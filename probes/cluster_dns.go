@@ -5,21 +5,19 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// DNSConfigProbe (DNS-CONFIG): the DNS server the kubelet and the CNI config hand to pods
+// dnsConfig (DNS-CONFIG): the DNS server the kubelet and the CNI config hand to pods
 // is the kube-dns Service IP, and the CNI OutBoundNAT ExceptionList covers the cluster and
 // service ranges and nothing that is not the cluster's. The SDN start-kubelet.ps1
 // hard-codes 11.0.0.10 and 11.0.0.0/8 for these, whatever the cluster uses.
-type DNSConfigProbe struct{}
+type dnsConfig struct{}
 
-func (DNSConfigProbe) ID() string    { return "DNS-CONFIG" }
-func (DNSConfigProbe) Title() string { return "cluster DNS and NAT exceptions match the cluster" }
-func (DNSConfigProbe) Needs() []string {
-	return []string{collectors.NodeCNIConfig, collectors.NodeProcesses, collectors.NodeServices, collectors.NodeKubeletConfig,
-		collectors.NodeIPAddresses, collectors.ClusterServices, collectors.ClusterConfig, collectors.ClusterNodes}
+func (dnsConfig) Spec() Spec {
+	return Spec{ID: "DNS-CONFIG", Title: "cluster DNS and NAT exceptions match the cluster", FM: []string{"FM-05", "FM-10"},
+		Reads: []evidence.Ref{evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeletConfig(), evidence.IPAddresses(), evidence.ClusterServices(), evidence.ClusterConfig(), evidence.Nodes()}}
 }
 
 // The SDN start-kubelet.ps1 defaults (microsoft/SDN Kubernetes/windows).
@@ -35,7 +33,7 @@ type verdict struct {
 	judged   bool   // some check could be made
 	problems []string
 	details  []string
-	evidence []string
+	cites []string
 }
 
 // add records one check. A problem (Warn or worse) heads its details as "fail: ..." so
@@ -67,20 +65,19 @@ func (v *verdict) summary(pass string) string {
 	return fmt.Sprintf("%s (and %d more)", v.problems[0], len(v.problems)-1)
 }
 
-func (p DNSConfigProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (dnsConfig) Check(c C) Finding {
 	plan := c.addressPlan()
-	cni, cniPath, cniBad := nodeFile(c, collectors.NodeCNIConfig, decode.DecodeCNIConfig)
+	cni, cniPath, cniBad := need(c, evidence.CNIConfig())
 	kdns, kdnsPath := c.kubeletDNS()
 	if cniBad != nil && kdns == nil {
-		return []Finding{*cniBad}
+		return *cniBad
 	}
-	v := &verdict{evidence: plan.evidence}
+	v := &verdict{cites: plan.cites}
 	if kdnsPath != "" {
-		v.evidence = append(v.evidence, kdnsPath)
+		v.cites = append(v.cites, kdnsPath)
 	}
 	if cniBad == nil {
-		v.evidence = append(v.evidence, cniPath)
+		v.cites = append(v.cites, cniPath)
 	} else {
 		v.details = append(v.details, "CNI config not judged: "+cniBad.Summary)
 	}
@@ -120,36 +117,36 @@ func (p DNSConfigProbe) Check(node string, ev collectors.Evidence) []Finding {
 		c.judgeExceptions(v, cni, plan)
 	}
 
-	f := c.finding(v.status, v.summary("DNS server and NAT exceptions match the cluster"), v.details...)
+	f := c.Judge(v.status, v.summary("DNS server and NAT exceptions match the cluster")).With(v.details...)
 	if !v.judged {
 		f.Status, f.Summary, f.Details = Skip, "nothing to compare: "+strings.Join(v.details, "; "), nil
 	}
-	f.Evidence = v.evidence
+	f.Evidence = v.cites
 	if v.status >= Warn {
-		f.Fix = dnsConfigFix(p.ID(), plan)
+		f.Fix = dnsConfigFix(c.id, plan)
 	}
-	return []Finding{f}
+	return f
 }
 
 // kubeletDNS finds the kubelet's cluster DNS: its command line (live process, else the
 // service definition) overrides its config file, as kubelet flags do.
-func (c check) kubeletDNS() ([]string, string) {
-	if procs, ok := optional(c, collectors.NodeProcesses, decode.DecodeProcesses); ok {
+func (c C) kubeletDNS() ([]string, string) {
+	if procs, ok := optional(c, evidence.Processes()); ok {
 		if p, ok := decode.FindProcess(procs, "kubelet"); ok {
 			if v := decode.CommandFlags(string(p.CommandLine))["cluster-dns"]; v != "" {
-				return strings.Split(v, ","), collectors.NodeFile(c.node, collectors.NodeProcesses)
+				return strings.Split(v, ","), c.Path(evidence.Processes())
 			}
 		}
 	}
-	if svcs, ok := optional(c, collectors.NodeServices, decode.DecodeServices); ok {
+	if svcs, ok := optional(c, evidence.Services()); ok {
 		if s, ok := decode.FindService(svcs, "kubelet"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["cluster-dns"]; v != "" {
-				return strings.Split(v, ","), collectors.NodeFile(c.node, collectors.NodeServices)
+				return strings.Split(v, ","), c.Path(evidence.Services())
 			}
 		}
 	}
-	if cfg, ok := optional(c, collectors.NodeKubeletConfig, decode.DecodeKubeletConfig); ok && len(cfg.ClusterDNS) > 0 {
-		return cfg.ClusterDNS, collectors.NodeFile(c.node, collectors.NodeKubeletConfig)
+	if cfg, ok := optional(c, evidence.KubeletConfig()); ok && len(cfg.ClusterDNS) > 0 {
+		return cfg.ClusterDNS, c.Path(evidence.KubeletConfig())
 	}
 	return nil, ""
 }
@@ -159,7 +156,7 @@ func (c check) kubeletDNS() ([]string, string) {
 // (nat), HNS-internal: the FM-33 mistake NODE-IP reports) is not the management network:
 // then the host address that shares a subnet with the other nodes stands in for it, so a
 // wrong node IP never makes this probe ask for the NAT subnet in the ExceptionList.
-func (c check) mgmtSubnet() addrRange {
+func (c C) mgmtSubnet() addrRange {
 	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
 		return addrRange{}
@@ -168,7 +165,7 @@ func (c check) mgmtSubnet() addrRange {
 	if err != nil || !ip.Is4() {
 		return addrRange{}
 	}
-	if ips, ok := optional(c, collectors.NodeIPAddresses, decode.DecodeIPAddresses); ok {
+	if ips, ok := optional(c, evidence.IPAddresses()); ok {
 		for _, a := range ips {
 			if string(a.IPAddress) != ip.String() || a.PrefixLength <= 0 || a.PrefixLength > 32 {
 				continue

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestDNSConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			files := base(t)
 			tc.mod(files)
-			f := clOne(t, DNSConfigProbe{}, "win-1", clEv(files), tc.status, tc.want...)
+			f := clOne(t, dnsConfig{}, "win-1", clEv(files), tc.status, tc.want...)
 			if tc.status >= Warn && (f.Fix == nil || f.Fix.Kind != Manual || !strings.HasPrefix(f.Fix.Commands[0], `(edit) C:\k\start-kubelet.ps1: $KubeDnsServiceIp = "10.32.0.10"; $serviceCIDR = "`+tc.fixCIDR+`"`)) {
 				t.Errorf("fix = %+v", f.Fix)
 			}
@@ -76,30 +77,29 @@ func TestDNSConfig(t *testing.T) {
 	t.Run("inferred service range accepts the real one", func(t *testing.T) {
 		files := base(t)
 		delete(files, collectors.ClusterConfig) // 10.32.0.0/28 inferred from 10.32.0.1 and .10
-		clOne(t, DNSConfigProbe{}, "win-1", clEv(files), Pass)
+		clOne(t, dnsConfig{}, "win-1", clEv(files), Pass)
 	})
 	t.Run("no CNI config, no kubelet", func(t *testing.T) {
 		files := base(t)
 		delete(files, collectors.NodeFile("win-1", collectors.NodeCNIConfig))
 		delete(files, collectors.NodeFile("win-1", collectors.NodeProcesses))
-		clOne(t, DNSConfigProbe{}, "win-1", clEv(files), Skip, "no evidence at nodes/win-1/cni-config.json")
+		clOne(t, dnsConfig{}, "win-1", clEv(files), Skip, "no evidence at nodes/win-1/cni-config.json")
 	})
 }
 
+// TestPodCIDRInCluster: a podCIDR outside the cluster CIDR fails, citing both files it
+// compares (the finding once lost cluster-config.json); an inferred cluster CIDR proves
+// nothing, since it is built from the podCIDRs.
 func TestPodCIDRInCluster(t *testing.T) {
 	nodes := func(t *testing.T, cidr string) string {
 		return string(clList(t, clWinNode("win-1", func(n *corev1.Node) { n.Spec.PodCIDR = cidr })))
 	}
 	cfg := `{"clusterCIDR":"10.200.0.0/16"}`
-	if f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.200.3.0/24"), collectors.ClusterConfig: cfg})); f != nil {
-		t.Errorf("inside: %+v", f)
+	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.200.3.0/24"), collectors.ClusterConfig: cfg}), Pass)
+	f := clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24"), collectors.ClusterConfig: cfg}),
+		Fail, "podCIDR 10.244.3.0/24 is outside the cluster CIDR 10.200.0.0/16")
+	if !slices.Equal(f.Evidence, []string{collectors.ClusterNodes, collectors.ClusterConfig}) {
+		t.Errorf("outside: evidence %v, want nodes.json and cluster-config.json", f.Evidence)
 	}
-	f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24"), collectors.ClusterConfig: cfg}))
-	if f == nil || f.Status != Fail || f.Summary != "podCIDR 10.244.3.0/24 is outside the cluster CIDR 10.200.0.0/16" {
-		t.Errorf("outside: %+v", f)
-	}
-	// Inferred from the podCIDRs themselves: proves nothing.
-	if f := PodCIDRInCluster("win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24")})); f != nil {
-		t.Errorf("inferred: %+v", f)
-	}
+	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24")}), Pass)
 }

@@ -87,8 +87,13 @@ func clService(ns, name, ip string) corev1.Service {
 
 // clOne runs a probe and expects exactly one finding with the given status, whose summary
 // and details together mention every want.
-func clOne(t *testing.T, p Probe, node string, ev collectors.Evidence, status Status, want ...string) Finding {
+func clOne(t *testing.T, c Checker, node string, ev collectors.Evidence, status Status, want ...string) Finding {
 	t.Helper()
+	reg, err := NewRegistry(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := reg.Probes()[0]
 	fs := RunProbe(p, node, ev)
 	if len(fs) != 1 {
 		t.Fatalf("%s: %d findings, want 1: %+v", p.ID(), len(fs), fs)

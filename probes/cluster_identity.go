@@ -7,29 +7,30 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
 // netBIOSMax is the length Windows truncates a computer's NetBIOS name (COMPUTERNAME) to.
 const netBIOSMax = 15
 
-// HostNameProbe (HOST-NAME): the node name and the Windows computer name agree, and fit
+// hostName (HOST-NAME): the node name and the Windows computer name agree, and fit
 // NetBIOS's 15 characters where that matters: a domain-joined host registers in AD under
 // the truncated name (so two nodes sharing the first 15 characters collide), gMSA and
 // HostProcess containers see the truncated name, and kubelet and kube-proxy must then
 // agree on --hostname-override.
-type HostNameProbe struct{}
+type hostName struct{}
 
-func (HostNameProbe) ID() string      { return "HOST-NAME" }
-func (HostNameProbe) Title() string   { return "node name fits the Windows computer name" }
-func (HostNameProbe) Needs() []string { return []string{collectors.NodeHost} }
+func (hostName) Spec() Spec {
+	return Spec{ID: "HOST-NAME", Title: "node name fits the Windows computer name", FM: []string{"FM-12"},
+		Reads: []evidence.Ref{evidence.Host()}}
+}
 
-func (p HostNameProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
-	host, hostPath, bad := nodeFile(c, collectors.NodeHost, decode.DecodeHost)
+func (hostName) Check(c C) Finding {
+	node := c.node
+	host, hostPath, bad := need(c, evidence.Host())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	cn := string(host.ComputerName)
 	long := len(node) > netBIOSMax
@@ -50,21 +51,19 @@ func (p HostNameProbe) Check(node string, ev collectors.Evidence) []Finding {
 			status = Fail
 			summary = fmt.Sprintf("node name %s (%d characters) is neither ComputerName %s nor its 15-character truncation", node, len(node), cn)
 		}
-		f = c.finding(status, summary, append(facts,
+		f = c.Judge(status, summary).With(append(facts,
 			"the kubelet registered under another name (--hostname-override): kube-proxy must use exactly the same override, or it deletes the node's vNICs and HNS endpoints",
 			"HostProcess containers and tools that use the host name see the ComputerName, not the node name")...)
 	case long && host.PartOfDomain:
-		f = c.finding(Fail, fmt.Sprintf("node name %s is %d characters on a domain-joined host: AD knows it as %s", node, len(node), strings.ToUpper(truncated)),
-			append(facts, fmt.Sprintf("expected: a node name of at most %d characters on a domain-joined host", netBIOSMax),
+		f = c.Fail(fmt.Sprintf("node name %s is %d characters on a domain-joined host: AD knows it as %s", node, len(node), strings.ToUpper(truncated))).With(append(facts, fmt.Sprintf("expected: a node name of at most %d characters on a domain-joined host", netBIOSMax),
 				"nodes whose names share the first 15 characters register in AD as the same computer; gMSA credential specs break")...)
 	case long:
-		f = c.finding(Warn, fmt.Sprintf("node name %s is %d characters: the computer name is cut to %s", node, len(node), strings.ToUpper(truncated)),
-			append(facts, "fine until the host joins a domain (or uses gMSA): then AD sees only the first 15 characters")...)
+		f = c.Warn(fmt.Sprintf("node name %s is %d characters: the computer name is cut to %s", node, len(node), strings.ToUpper(truncated))).With(append(facts, "fine until the host joins a domain (or uses gMSA): then AD sees only the first 15 characters")...)
 	default:
-		f = c.finding(Pass, fmt.Sprintf("node name %s matches ComputerName %s", node, orNone(cn)))
+		f = c.Pass(fmt.Sprintf("node name %s matches ComputerName %s", node, orNone(cn)))
 	}
 	if f.Status >= Warn {
-		f.Fix = &Fix{ID: "rename-host", Title: fmt.Sprintf("Give the host a name of at most %d characters that is also the node name", netBIOSMax), Kind: Manual, Verify: p.ID(),
+		f.Fix = &Fix{ID: "rename-host", Title: fmt.Sprintf("Give the host a name of at most %d characters that is also the node name", netBIOSMax), Kind: Manual, Verify: c.id,
 			Commands: []string{
 				"Rename-Computer -NewName <name of at most 15 characters> -Restart   # before the domain join and before the node registers",
 				"or keep the names and pass the same --hostname-override=<node name> to the kubelet and kube-proxy",
@@ -73,19 +72,18 @@ func (p HostNameProbe) Check(node string, ev collectors.Evidence) []Finding {
 				"sig-windows-tools PrepareNode.ps1 takes -HostnameOverride for the second way"}}
 	}
 	f.Evidence = []string{hostPath}
-	return []Finding{f}
+	return f
 }
 
-// NodeIPProbe (NODE-IP): the InternalIP the node registered is an address of this host on
+// nodeIP (NODE-IP): the InternalIP the node registered is an address of this host on
 // its cluster-facing adapter, not on the Docker NAT switch or an HNS-internal adapter
 // (multi-NIC and vSwitch hosts let the kubelet pick the wrong one). The apiserver reaches
 // the kubelet (logs, exec) and peers route pod traffic to that IP.
-type NodeIPProbe struct{}
+type nodeIP struct{}
 
-func (NodeIPProbe) ID() string    { return "NODE-IP" }
-func (NodeIPProbe) Title() string { return "node InternalIP is the host's cluster address" }
-func (NodeIPProbe) Needs() []string {
-	return []string{collectors.ClusterNodes, collectors.NodeIPAddresses}
+func (nodeIP) Spec() Spec {
+	return Spec{ID: "NODE-IP", Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.IPAddresses()}}
 }
 
 // internalAdapter says why an address is not a cluster-facing one ("" if it may be).
@@ -110,43 +108,39 @@ func internalAdapter(a decode.IPAddress, podCIDR string) string {
 	return ""
 }
 
-func (p NodeIPProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (nodeIP) Check(c C) Finding {
+	node := c.node
 	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	ips, ipPath, bad := nodeFile(c, collectors.NodeIPAddresses, decode.DecodeIPAddresses)
+	ips, ipPath, bad := need(c, evidence.IPAddresses())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	evidence := []string{collectors.ClusterNodes, ipPath}
+	cites := []string{evidence.PathNodes, ipPath}
 	want := decode.NodeAddress(self, corev1.NodeInternalIP)
 	cand, candWhy, candPeer := candidateIP(ips, nodes, node, self.Spec.PodCIDR)
 	var f Finding
 	holder, found := findAddr(ips, want)
 	switch {
 	case want == "":
-		f = c.finding(Fail, "the node registered no InternalIP address")
+		f = c.Fail("the node registered no InternalIP address")
 	case !found:
-		f = c.finding(Fail, fmt.Sprintf("InternalIP %s is not an address of this host", want),
-			"expected: the InternalIP among the host's addresses", "actual: "+addrList(ips))
+		f = c.Fail(fmt.Sprintf("InternalIP %s is not an address of this host", want)).With("expected: the InternalIP among the host's addresses", "actual: "+addrList(ips))
 	default:
 		why := internalAdapter(holder, self.Spec.PodCIDR)
 		if why == "" && (!candPeer || string(cand.IPAddress) == want || sharesPeerSubnet(holder, nodes, node)) {
-			f = c.finding(Pass, fmt.Sprintf("InternalIP %s is on %q", want, holder.InterfaceAlias))
-			f.Evidence = evidence
-			return []Finding{f}
+			f = c.Pass(fmt.Sprintf("InternalIP %s is on %q", want, holder.InterfaceAlias))
+			f.Evidence = cites
+			return f
 		}
 		if why == "" {
 			// Multi-NIC: a usable adapter, but not the one the other nodes share a subnet with.
-			f = c.finding(Warn, fmt.Sprintf("InternalIP %s is on %q, which shares no subnet with the other nodes", want, holder.InterfaceAlias),
-				"expected: the address in the other nodes' subnet", "actual: "+addrList(ips))
+			f = c.Warn(fmt.Sprintf("InternalIP %s is on %q, which shares no subnet with the other nodes", want, holder.InterfaceAlias)).With("expected: the address in the other nodes' subnet", "actual: "+addrList(ips))
 			break
 		}
-		f = c.finding(Fail, fmt.Sprintf("InternalIP %s is on %q: %s", want, holder.InterfaceAlias, why),
-			"expected: the address of the cluster-facing adapter (the host NIC, or vEthernet (Ethernet) once an L2Bridge/overlay network took it over)",
-			"actual: "+addrList(ips))
+		f = c.Fail(fmt.Sprintf("InternalIP %s is on %q: %s", want, holder.InterfaceAlias, why)).With("expected: the address of the cluster-facing adapter (the host NIC, or vEthernet (Ethernet) once an L2Bridge/overlay network took it over)", "actual: "+addrList(ips))
 	}
 	if cand.IPAddress != "" {
 		f.Details = append(f.Details, fmt.Sprintf("the right-looking address is %s on %q (%s)", cand.IPAddress, cand.InterfaceAlias, candWhy))
@@ -156,15 +150,15 @@ func (p NodeIPProbe) Check(node string, ev collectors.Evidence) []Finding {
 	if ip == "" {
 		ip = "<cluster-facing IP>"
 	}
-	f.Fix = &Fix{ID: "kubelet-node-ip", Title: "Register the node with its cluster-facing IP", Kind: Manual, Verify: p.ID(),
+	f.Fix = &Fix{ID: "kubelet-node-ip", Title: "Register the node with its cluster-facing IP", Kind: Manual, Verify: c.id,
 		Commands: []string{
 			fmt.Sprintf("add --node-ip=%s to the kubelet's arguments (nssm get kubelet AppParameters / the start script)", ip),
 			"Restart-Service kubelet",
 		},
 		Notes: []string{"the SDN scripts pass Get-MgmtIpAddress; sig-windows-tools takes NODE_IP",
 			"routes to this node's podCIDR on the other nodes use the InternalIP: re-check NET-ROUTES on them afterwards"}}
-	f.Evidence = evidence
-	return []Finding{f}
+	f.Evidence = cites
+	return f
 }
 
 func findAddr(ips []decode.IPAddress, ip string) (decode.IPAddress, bool) {

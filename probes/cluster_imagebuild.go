@@ -7,20 +7,19 @@ import (
 	"github.com/Microsoft/hcsshim/osversion"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// PodImageBuildProbe (POD-IMAGE-BUILD): the workload images on a Windows node are built for
+// podImageBuild (POD-IMAGE-BUILD): the workload images on a Windows node are built for
 // its OS build. Under process isolation a container's build must match the host's (from
 // ltsc2022 on, the host also runs the previous LTSC), else it fails with "The container
 // operating system does not match the host operating system" (0xc0370101).
-type PodImageBuildProbe struct{}
+type podImageBuild struct{}
 
-func (PodImageBuildProbe) ID() string    { return "POD-IMAGE-BUILD" }
-func (PodImageBuildProbe) Title() string { return "pod images match the node's Windows build" }
-func (PodImageBuildProbe) Needs() []string {
-	return []string{collectors.ClusterNodes, collectors.ClusterPods, collectors.ClusterEvents}
+func (podImageBuild) Spec() Spec {
+	return Spec{ID: "POD-IMAGE-BUILD", Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events()}}
 }
 
 // osMismatchSigns are the runtime's words for an image built for another OS or build.
@@ -38,26 +37,26 @@ func nodeBuild(n corev1.Node) (uint16, string, bool) {
 	return 0, "", false
 }
 
-func (p PodImageBuildProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (podImageBuild) Check(c C) Finding {
+	node := c.node
 	_, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	if !decode.IsWindows(self) {
-		return []Finding{c.finding(Skip, "not a Windows node")}
+		return c.Skip("not a Windows node")
 	}
-	pods, err := readDecode(c.ev, collectors.ClusterPods, decode.Pods)
+	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
 	if err != nil {
-		return []Finding{c.problem(collectors.ClusterPods, err)}
+		return c.problem(evidence.PathPods, err)
 	}
-	events, note := optionalCluster(c, collectors.ClusterEvents, decode.Events)
+	events, note := optionalNote(c, evidence.Events())
 	host, hostVer, hostKnown := nodeBuild(self)
-	v := &verdict{evidence: []string{collectors.ClusterNodes, collectors.ClusterPods}}
+	v := &verdict{cites: []string{evidence.PathNodes, evidence.PathPods}}
 	if note != "" {
 		v.details = append(v.details, note)
 	} else {
-		v.evidence = append(v.evidence, collectors.ClusterEvents)
+		v.cites = append(v.cites, evidence.PathEvents)
 	}
 	mine := podsOn(pods, node)
 	windowsFault := false // a failing pod whose Windows image needs another tag
@@ -104,14 +103,14 @@ func (p PodImageBuildProbe) Check(node string, ev collectors.Evidence) []Finding
 		v.details = append(v.details, "the node has neither a node.kubernetes.io/windows-build label nor a kernelVersion: image tags not compared")
 	}
 	if len(mine) == 0 {
-		return []Finding{{Probe: p.ID(), Node: node, Status: Skip, Summary: "no pods on this node", Evidence: v.evidence}}
+		return c.Skip("no pods on this node", v.cites...)
 	}
-	f := c.finding(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine))), v.details...)
-	f.Evidence = v.evidence
+	f := c.Judge(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine)))).With(v.details...)
+	f.Evidence = v.cites
 	if v.status >= Warn && (windowsFault || v.status == Warn) {
-		f.Fix = imageBuildFix(p.ID(), host, hostKnown)
+		f.Fix = imageBuildFix(c.id, host, hostKnown)
 	}
-	return []Finding{f}
+	return f
 }
 
 // mismatchMessage finds the runtime's OS-mismatch error in the pod's container statuses

@@ -60,7 +60,7 @@ func TestClusterProbesLive(t *testing.T) {
 	})
 	ev := collect(t)
 
-	probes := []Probe{NodeReadyProbe{}, DNSConfigProbe{}, NodeTaintProbe{}, PodImageBuildProbe{}, HostNameProbe{}, NodeIPProbe{}}
+	probes := []Checker{nodeReady{}, dnsConfig{}, nodeTaint{}, podImageBuild{}, hostName{}, nodeIP{}}
 	for _, p := range probes {
 		clOne(t, p, good, ev, Pass)
 	}
@@ -73,8 +73,8 @@ func TestClusterProbesLive(t *testing.T) {
 		"NODE-IP":         {`InternalIP 172.20.16.1 is on "vEthernet (nat)"`, "the right-looking address is 10.240.0.23"},
 	}
 	for _, p := range probes {
-		clOne(t, p, bad, ev, Fail, want[p.ID()]...)
-		if f := PodCIDRInCluster(bad, ev); f != nil {
+		clOne(t, p, bad, ev, Fail, want[p.Spec().ID]...)
+		if f := clOne(t, podCIDR{}, bad, ev, Pass); strings.Contains(f.Summary, "outside") {
 			t.Errorf("podCIDR judged outside the cluster CIDR: %+v", f)
 		}
 	}
@@ -92,17 +92,17 @@ func TestClusterProbesLive(t *testing.T) {
 		if _, err := cs.CoreV1().Pods("default").UpdateStatus(t.Context(), p, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		clOne(t, NodeTaintProbe{}, good, collect(t), Fail, "Windows pods Pending: they do not tolerate os=windows:NoSchedule: default/win-pending")
+		clOne(t, nodeTaint{}, good, collect(t), Fail, "Windows pods Pending: they do not tolerate os=windows:NoSchedule: default/win-pending")
 	})
 
 	t.Run("the taint fix, applied through the API, then re-judged", func(t *testing.T) {
-		f := clOne(t, NodeTaintProbe{}, bad, collect(t), Fail)
+		f := clOne(t, nodeTaint{}, bad, collect(t), Fail)
 		pr := f.Fix.Params
 		if err := client.Taint(t.Context(), f.Node, pr["key"].(string), pr["value"].(string), pr["effect"].(string)); err != nil {
 			t.Fatal(err)
 		}
 		// Tainted now, but the DaemonSet pod tolerates everything: still there, still wrong.
-		f = clOne(t, NodeTaintProbe{}, bad, collect(t), Fail, "Linux pods run here despite the taint os=windows:NoSchedule")
+		f = clOne(t, nodeTaint{}, bad, collect(t), Fail, "Linux pods run here despite the taint os=windows:NoSchedule")
 		if f.Fix == nil || !strings.HasPrefix(f.Fix.Commands[0], "kubectl -n kube-system patch daemonset kube-proxy --type merge") {
 			t.Errorf("fix = %+v", f.Fix)
 		}

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
 )
@@ -18,16 +18,16 @@ const broadestPlausibleService = 12
 // the pod unNATed. So the cluster CIDR, the service CIDR and the node subnet must be
 // listed, and nothing beyond them: a pod reaching an external address inside a listed
 // range gets no SNAT and its replies are lost (FM-10).
-func (c check) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
+func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	if len(cni.ExceptionList) == 0 {
 		v.add(Pass, "", "the CNI config has no OutBoundNAT ExceptionList (this plugin does not use one): NAT exceptions not judged")
 		return
 	}
 	mgmt := c.mgmtSubnet()
 	if mgmt.known() {
-		v.evidence = append(v.evidence, collectors.ClusterNodes)
+		v.cites = append(v.cites, evidence.PathNodes)
 		if !mgmt.inferred {
-			v.evidence = append(v.evidence, collectors.NodeFile(c.node, collectors.NodeIPAddresses))
+			v.cites = append(v.cites, c.Path(evidence.IPAddresses()))
 		}
 	}
 	var entries []netip.Prefix
@@ -85,7 +85,7 @@ func (c check) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPla
 
 // judgeEntry flags one ExceptionList entry that stands for no cluster range, or that is
 // broader than the range it stands for.
-func (c check) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRange, actual string) {
+func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRange, actual string) {
 	explained := false
 	var broader []string
 	for _, r := range []struct {

@@ -47,7 +47,7 @@ func TestNodeReady(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, tc.node))})
-			f := clOne(t, NodeReadyProbe{}, "win-1", ev, tc.status, tc.want...)
+			f := clOne(t, nodeReady{}, "win-1", ev, tc.status, tc.want...)
 			if tc.status == Fail && f.Fix == nil {
 				t.Fatal("no fix")
 			}
@@ -58,7 +58,7 @@ func TestNodeReady(t *testing.T) {
 	}
 	t.Run("node missing from nodes.json", func(t *testing.T) {
 		ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, clWinNode("other")))})
-		clOne(t, NodeReadyProbe{}, "win-1", ev, Error, `"win-1" is not in the cluster's node list`)
+		clOne(t, nodeReady{}, "win-1", ev, Error, `"win-1" is not in the cluster's node list`)
 	})
 }
 
@@ -86,14 +86,14 @@ func TestHostName(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%v", tc.node, tc.computer, tc.joined), func(t *testing.T) {
 			ev := clEv(map[string]string{collectors.NodeFile(tc.node, collectors.NodeHost): clHost(tc.computer, tc.joined)})
-			f := clOne(t, HostNameProbe{}, tc.node, ev, tc.status, tc.want...)
+			f := clOne(t, hostName{}, tc.node, ev, tc.status, tc.want...)
 			if (tc.status >= Warn) != (f.Fix != nil) {
 				t.Errorf("fix = %+v", f.Fix)
 			}
 		})
 	}
 	t.Run("host.json missing", func(t *testing.T) {
-		clOne(t, HostNameProbe{}, "win-1", clEv(nil), Skip, "no evidence at nodes/win-1/host.json")
+		clOne(t, hostName{}, "win-1", clEv(nil), Skip, "no evidence at nodes/win-1/host.json")
 	})
 }
 
@@ -141,7 +141,7 @@ func TestNodeIP(t *testing.T) {
 				collectors.ClusterNodes:                                  string(clList(t, tc.node, peer)),
 				collectors.NodeFile("win-1", collectors.NodeIPAddresses): tc.ips,
 			})
-			f := clOne(t, NodeIPProbe{}, "win-1", ev, tc.status, tc.want...)
+			f := clOne(t, nodeIP{}, "win-1", ev, tc.status, tc.want...)
 			if tc.status >= Warn && (f.Fix == nil || f.Fix.Kind != Manual) {
 				t.Errorf("fix = %+v", f.Fix)
 			}

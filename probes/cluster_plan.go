@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
 )
 
@@ -30,38 +28,38 @@ func (r addrRange) describe() string {
 	return fmt.Sprintf("%s (%s)", r.prefix, r.source)
 }
 
-// addressPlan is the cluster's address plan as far as the evidence shows it.
+// addressPlan is the cluster's address plan as far as the cites shows it.
 type addressPlan struct {
 	service, cluster addrRange
 	kubeDNS          string
 	dnsSource        string
-	evidence         []string // the files it came from
+	cites         []string // the files it came from
 }
 
 // addressPlan reads cluster/cluster-config.json and completes it from the API objects
 // (kube-dns from services.json, ranges inferred the way the collector infers them), so a
 // hand-assembled bundle without cluster-config.json is judged the same.
-func (c check) addressPlan() addressPlan {
+func (c C) addressPlan() addressPlan {
 	var p addressPlan
-	cfg, err := readDecode(c.ev, collectors.ClusterConfig, clusterconfig.Decode)
+	cfg, err := evidence.Get(c.ev, c.node, evidence.ClusterConfig())
 	if err == nil {
-		p.evidence = append(p.evidence, collectors.ClusterConfig)
+		p.cites = append(p.cites, evidence.PathClusterConfig)
 	}
-	svcs, svcErr := readDecode(c.ev, collectors.ClusterServices, decode.Services)
-	nodes, nodeErr := readDecode(c.ev, collectors.ClusterNodes, decode.Nodes)
-	// Decoded evidence is shared by every probe of a run: complete a copy.
+	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
+	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.Nodes())
+	// Decoded cites is shared by every probe of a run: complete a copy.
 	cfg.Sources = maps.Clone(cfg.Sources)
 	// The kube-dns Service itself outranks a copy of its IP.
 	if ip, src := clusterconfig.KubeDNS(svcs); svcErr == nil && ip != "" {
 		cfg.Set(clusterconfig.KeyKubeDNS, ip, src)
-		p.evidence = append(p.evidence, collectors.ClusterServices)
+		p.cites = append(p.cites, evidence.PathServices)
 	}
 	if svcErr == nil || nodeErr == nil {
 		cfg.Infer(nodes, svcs)
 	}
 	p.kubeDNS, p.dnsSource = cfg.KubeDNS, cfg.Sources[clusterconfig.KeyKubeDNS]
 	if p.dnsSource == "" && p.kubeDNS != "" {
-		p.dnsSource = collectors.ClusterConfig
+		p.dnsSource = evidence.PathClusterConfig
 	}
 	rng := func(key, v string) addrRange {
 		pfx, ok := clusterconfig.IPv4(v)
@@ -70,7 +68,7 @@ func (c check) addressPlan() addressPlan {
 		}
 		src := cfg.Sources[key]
 		if src == "" {
-			src = collectors.ClusterConfig
+			src = evidence.PathClusterConfig
 		}
 		return addrRange{prefix: pfx, source: src, inferred: cfg.Inferred(key)}
 	}
@@ -79,12 +77,10 @@ func (c check) addressPlan() addressPlan {
 	return p
 }
 
-// PodCIDRInCluster judges a node's podCIDR against the cluster CIDR, when the cluster
+// podCIDRInCluster judges a node's podCIDR against the cluster CIDR, when the cluster
 // states one (an inferred range proves nothing here: it is built from the podCIDRs). It
-// returns nil when there is nothing to say; NODE-PODCIDR can append the finding's details
-// or report it as is.
-func PodCIDRInCluster(node string, ev collectors.Evidence) *Finding {
-	c := check{"NODE-PODCIDR", node, ev}
+// returns nil when there is nothing to say.
+func (c C) podCIDRInCluster() *Finding {
 	_, self, bad := c.clusterNodes()
 	if bad != nil || self.Spec.PodCIDR == "" {
 		return nil
@@ -97,11 +93,11 @@ func PodCIDRInCluster(node string, ev collectors.Evidence) *Finding {
 	if clusterconfig.Covers(plan.cluster.prefix, pod) {
 		return nil
 	}
-	f := c.finding(Fail, fmt.Sprintf("podCIDR %s is outside the cluster CIDR %s", pod, plan.cluster.prefix),
-		"expected: a podCIDR inside "+plan.cluster.describe(),
-		"actual: "+self.Spec.PodCIDR+" (node spec.podCIDR)",
-		"pods here get addresses the rest of the cluster treats as external: kube-proxy masquerades them and the CNI ExceptionList does not cover them")
-	f.Evidence = []string{collectors.ClusterNodes, collectors.ClusterConfig}
+	f := c.Fail(fmt.Sprintf("podCIDR %s is outside the cluster CIDR %s", pod, plan.cluster.prefix),
+		evidence.PathNodes, evidence.PathClusterConfig).
+		With("expected: a podCIDR inside "+plan.cluster.describe(),
+			"actual: "+self.Spec.PodCIDR+" (node spec.podCIDR)",
+			"pods here get addresses the rest of the cluster treats as external: kube-proxy masquerades them and the CNI ExceptionList does not cover them")
 	return &f
 }
 
@@ -126,18 +122,6 @@ func eventsAbout(evs []corev1.Event, p corev1.Pod) []corev1.Event {
 		}
 	}
 	return out
-}
-
-// optionalCluster reads cluster evidence that a probe can do without (events when RBAC
-// denied them); note says why it is missing when it was not collected.
-func optionalCluster[T any](c check, path string, dec func(string, []byte) (T, error)) (v T, note string) {
-	v, err := readDecode(c.ev, path, dec)
-	if err != nil {
-		if why := c.ev.CollectError(path); why != "" {
-			return v, fmt.Sprintf("%s not collected: %s", path, strings.SplitN(why, "\n", 2)[0])
-		}
-	}
-	return v, ""
 }
 
 func podID(p corev1.Pod) string { return p.Namespace + "/" + p.Name }

@@ -65,7 +65,7 @@ func TestNodeTaint(t *testing.T) {
 				collectors.ClusterPods:   string(clList(t, toAny(tc.pods)...)),
 				collectors.ClusterEvents: string(clList(t, toAny(tc.events)...)),
 			})
-			f := clOne(t, NodeTaintProbe{}, "win-1", ev, tc.status, tc.want...)
+			f := clOne(t, nodeTaint{}, "win-1", ev, tc.status, tc.want...)
 			if got := fixID(f); got != tc.fix {
 				t.Errorf("fix %q, want %q", got, tc.fix)
 			}
@@ -82,7 +82,7 @@ func TestNodeTaint(t *testing.T) {
 			collectors.ClusterNodes: string(clList(t, clWinNode("win-1", untainted), other)),
 			collectors.ClusterPods:  string(clList(t)),
 		})
-		f := clOne(t, NodeTaintProbe{}, "win-1", ev, Warn)
+		f := clOne(t, nodeTaint{}, "win-1", ev, Warn)
 		if f.Fix == nil || f.Fix.Params["key"] != "node.kubernetes.io/os" {
 			t.Errorf("fix = %+v", f.Fix)
 		}
@@ -93,7 +93,7 @@ func TestNodeTaint(t *testing.T) {
 			collectors.ClusterPods:                          string(clList(t)),
 			collectors.ClusterEvents + collectors.ErrSuffix: "forbidden: cannot list events at cluster scope\n",
 		})
-		clOne(t, NodeTaintProbe{}, "win-1", ev, Pass, "cluster/events.json not collected: forbidden")
+		clOne(t, nodeTaint{}, "win-1", ev, Pass, "cluster/events.json not collected: forbidden")
 	})
 }
 
@@ -168,7 +168,7 @@ func TestPodImageBuild(t *testing.T) {
 				collectors.ClusterPods:   string(clList(t, toAny(tc.pods)...)),
 				collectors.ClusterEvents: string(clList(t, toAny(tc.events)...)),
 			})
-			f := clOne(t, PodImageBuildProbe{}, "win-1", ev, tc.status, tc.want...)
+			f := clOne(t, podImageBuild{}, "win-1", ev, tc.status, tc.want...)
 			if (tc.status >= Warn) != (f.Fix != nil) {
 				t.Errorf("fix = %+v", f.Fix)
 			}
@@ -176,7 +176,7 @@ func TestPodImageBuild(t *testing.T) {
 	}
 	t.Run("no pods", func(t *testing.T) {
 		ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, clWinNode("win-1"))), collectors.ClusterPods: string(clList(t))})
-		clOne(t, PodImageBuildProbe{}, "win-1", ev, Skip, "no pods on this node")
+		clOne(t, podImageBuild{}, "win-1", ev, Skip, "no pods on this node")
 	})
 }
 

@@ -6,24 +6,25 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
-// NodeReadyProbe (NODE-READY): the node's Ready condition is True, and none of the
+// nodeReady (NODE-READY): the node's Ready condition is True, and none of the
 // conditions Node Problem Detector sets on Windows nodes (Anthos) reports a broken
-// component. It reads only cluster evidence, so it judges even a node that cannot be
+// component. It reads only cluster cites, so it judges even a node that cannot be
 // reached.
-type NodeReadyProbe struct{}
+type nodeReady struct{}
 
-func (NodeReadyProbe) ID() string      { return "NODE-READY" }
-func (NodeReadyProbe) Title() string   { return "node is Ready" }
-func (NodeReadyProbe) Needs() []string { return []string{collectors.ClusterNodes} }
+func (nodeReady) Spec() Spec {
+	return Spec{ID: "NODE-READY", Title: "node is Ready", FM: []string{"FM-08"},
+		Reads: []evidence.Ref{evidence.Nodes()}}
+}
 
-func (p NodeReadyProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (nodeReady) Check(c C) Finding {
+	node := c.node
 	_, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	var problems, details []string
 	ready, hasReady := condition(self, corev1.NodeReady)
@@ -48,14 +49,14 @@ func (p NodeReadyProbe) Check(node string, ev collectors.Evidence) []Finding {
 		}
 	}
 	if len(problems) == 0 {
-		f := c.finding(Pass, fmt.Sprintf("Ready since %s", ready.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")))
-		f.Evidence = []string{collectors.ClusterNodes}
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("Ready since %s", ready.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")))
+		f.Evidence = []string{evidence.PathNodes}
+		return f
 	}
-	f := c.finding(Fail, "node not healthy: "+strings.Join(problems, ", "), details...)
-	f.Fix = readyFix(p.ID(), node, hasReady && ready.Status == corev1.ConditionUnknown)
-	f.Evidence = []string{collectors.ClusterNodes}
-	return []Finding{f}
+	f := c.Fail("node not healthy: "+strings.Join(problems, ", ")).With(details...)
+	f.Fix = readyFix(c.id, node, hasReady && ready.Status == corev1.ConditionUnknown)
+	f.Evidence = []string{evidence.PathNodes}
+	return f
 }
 
 func condition(n corev1.Node, t corev1.NodeConditionType) (corev1.NodeCondition, bool) {

@@ -7,19 +7,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// NodeTaintProbe (NODE-TAINT): a Windows node carries an os=windows:NoSchedule-style taint
+// nodeTaint (NODE-TAINT): a Windows node carries an os=windows:NoSchedule-style taint
 // so Linux pods stay off it, no Linux pods run on it anyway, and Windows pods are not left
 // Pending for want of a toleration.
-type NodeTaintProbe struct{}
+type nodeTaint struct{}
 
-func (NodeTaintProbe) ID() string    { return "NODE-TAINT" }
-func (NodeTaintProbe) Title() string { return "Windows taint keeps Linux pods off" }
-func (NodeTaintProbe) Needs() []string {
-	return []string{collectors.ClusterNodes, collectors.ClusterPods, collectors.ClusterEvents}
+func (nodeTaint) Spec() Spec {
+	return Spec{ID: "NODE-TAINT", Title: "Windows taint keeps Linux pods off", FM: []string{"FM-11"},
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events()}}
 }
 
 // windowsTaint finds the node's Windows taint: key os or node.kubernetes.io/os, value
@@ -34,22 +33,22 @@ func windowsTaint(n corev1.Node) (corev1.Taint, bool) {
 	return corev1.Taint{}, false
 }
 
-func (p NodeTaintProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (nodeTaint) Check(c C) Finding {
+	node := c.node
 	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	if !decode.IsWindows(self) {
-		return []Finding{c.finding(Skip, "not a Windows node")}
+		return c.Skip("not a Windows node")
 	}
-	pods, err := readDecode(c.ev, collectors.ClusterPods, decode.Pods)
+	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
 	if err != nil {
-		f := c.problem(collectors.ClusterPods, err)
-		return []Finding{f}
+		f := c.problem(evidence.PathPods, err)
+		return f
 	}
-	events, note := optionalCluster(c, collectors.ClusterEvents, decode.Events)
-	evidence := []string{collectors.ClusterNodes, collectors.ClusterPods}
+	events, note := optionalNote(c, evidence.Events())
+	cites := []string{evidence.PathNodes, evidence.PathPods}
 
 	var linux []string
 	var details []string
@@ -67,45 +66,45 @@ func (p NodeTaintProbe) Check(node string, ev collectors.Evidence) []Finding {
 	if !tainted {
 		var f Finding
 		if len(linux) > 0 {
-			f = c.finding(Fail, fmt.Sprintf("no Windows taint, and Linux pods landed here: %s", strings.Join(linux, ", ")), details...)
+			f = c.Fail(fmt.Sprintf("no Windows taint, and Linux pods landed here: %s", strings.Join(linux, ", "))).With(details...)
 			f.Details = append(f.Details, "they fail with ImagePullBackOff or \"no matching manifest for windows/amd64\", and leak HNS endpoints")
 		} else {
-			f = c.finding(Warn, "no os=windows:NoSchedule taint: any Linux pod without an OS nodeSelector may be scheduled here")
+			f = c.Warn("no os=windows:NoSchedule taint: any Linux pod without an OS nodeSelector may be scheduled here")
 		}
 		f.Details = append(f.Details, "expected: a taint os=windows:NoSchedule (or node.kubernetes.io/os=windows:NoSchedule)",
 			"actual: taints "+taintList(self.Spec.Taints))
-		f.Fix = taintFix(p.ID(), node, taintKey(nodes), linux, dsPatches)
-		f.Evidence = evidence
-		return []Finding{f}
+		f.Fix = taintFix(c.id, node, taintKey(nodes), linux, dsPatches)
+		f.Evidence = cites
+		return f
 	}
 	if len(linux) > 0 {
 		// The taint is there, yet they run: they tolerate everything (operator Exists).
-		f := c.finding(Fail, fmt.Sprintf("Linux pods run here despite the taint %s: %s", taint.ToString(), strings.Join(linux, ", ")), details...)
+		f := c.Fail(fmt.Sprintf("Linux pods run here despite the taint %s: %s", taint.ToString(), strings.Join(linux, ", "))).With(details...)
 		f.Details = append(f.Details, "they tolerate every taint (tolerations: [{operator: Exists}] is common in system DaemonSets): give them a nodeSelector kubernetes.io/os: linux")
-		f.Fix = &Fix{ID: "linux-nodeselector", Title: "Keep the Linux DaemonSets off Windows nodes", Kind: Manual, Verify: p.ID(),
+		f.Fix = &Fix{ID: "linux-nodeselector", Title: "Keep the Linux DaemonSets off Windows nodes", Kind: Manual, Verify: c.id,
 			Commands: append(sortedValues(dsPatches), "kubectl delete pod -n <ns> <pod>   # pods not owned by a DaemonSet: fix their owner's nodeSelector")}
-		f.Evidence = evidence
-		return []Finding{f}
+		f.Evidence = cites
+		return f
 	}
 	if stuck, why := pendingUntolerated(pods, events, taint); len(stuck) > 0 {
-		f := c.finding(Fail, fmt.Sprintf("Windows pods Pending: they do not tolerate %s: %s", taint.ToString(), strings.Join(stuck, ", ")), why...)
+		f := c.Fail(fmt.Sprintf("Windows pods Pending: they do not tolerate %s: %s", taint.ToString(), strings.Join(stuck, ", "))).With(why...)
 		f.Details = append(f.Details, fmt.Sprintf("expected: a toleration {key: %s, operator: Equal, value: %s, effect: %s} and nodeSelector kubernetes.io/os: windows",
 			taint.Key, taint.Value, taint.Effect))
 		if note != "" {
 			f.Details = append(f.Details, note)
 		}
-		f.Fix = &Fix{ID: "add-toleration", Title: "Add the Windows toleration to the Pending workloads", Kind: Manual, Verify: p.ID(),
+		f.Fix = &Fix{ID: "add-toleration", Title: "Add the Windows toleration to the Pending workloads", Kind: Manual, Verify: c.id,
 			Commands: []string{fmt.Sprintf("tolerations: [{key: %q, operator: Equal, value: %q, effect: %s}]   # in each workload's pod template", taint.Key, taint.Value, taint.Effect)},
 			Notes:    []string{"or a RuntimeClass whose scheduling.tolerations carries it, so every Windows workload gets it by naming the RuntimeClass"}}
-		f.Evidence = append(evidence, collectors.ClusterEvents)
-		return []Finding{f}
+		f.Evidence = append(cites, evidence.PathEvents)
+		return f
 	}
-	f := c.finding(Pass, fmt.Sprintf("tainted %s; no Linux pods here, no Windows pods stuck on the taint", taint.ToString()))
+	f := c.Pass(fmt.Sprintf("tainted %s; no Linux pods here, no Windows pods stuck on the taint", taint.ToString()))
 	if note != "" {
 		f.Details = append(f.Details, note)
 	}
-	f.Evidence = evidence
-	return []Finding{f}
+	f.Evidence = cites
+	return f
 }
 
 // taintKey picks the taint key the cluster's other Windows nodes use, "os" by default.

@@ -3,43 +3,37 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// KubeProxyNetworkProbe (HNS-KPROXY-NET): kube-proxy is pointed at an HNS network that
+// kubeProxyNetwork (HNS-KPROXY-NET): kube-proxy is pointed at an HNS network that
 // exists (the SDN start-kubeproxy.ps1 defaults to cbr0 while start.ps1 creates l2bridge).
-type KubeProxyNetworkProbe struct{}
+type kubeProxyNetwork struct{}
 
-func (KubeProxyNetworkProbe) ID() string    { return "HNS-KPROXY-NET" }
-func (KubeProxyNetworkProbe) Title() string { return "kube-proxy uses an existing HNS network" }
-func (KubeProxyNetworkProbe) Needs() []string {
-	return []string{collectors.NodeHNSNetworks, collectors.NodeProcesses, collectors.NodeServices,
-		collectors.NodeKubeProxyLog, collectors.NodeCNIConfig}
+func (kubeProxyNetwork) Spec() Spec {
+	return Spec{ID: "HNS-KPROXY-NET", Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.CNIConfig()}}
 }
 
-func (p KubeProxyNetworkProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
-	nets, netPath, bad := nodeFile(c, collectors.NodeHNSNetworks, decode.DecodeHNSNetworks)
+func (kubeProxyNetwork) Check(c C) Finding {
+	nets, netPath, bad := need(c, evidence.HNSNetworks())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	name, src := c.kubeProxyNetwork()
 	if name == "" {
-		f := c.finding(Skip, "kube-proxy's network name is not in the evidence",
-			"looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
+		f := c.Skip("kube-proxy's network name is not in the cites").With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
 		f.Evidence = []string{netPath}
-		return []Finding{f}
+		return f
 	}
-	evidence := []string{netPath, src}
+	cites := []string{netPath, src}
 	if n, ok := decode.FindNetwork(nets, name); ok {
-		f := c.finding(Pass, fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type))
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type))
+		f.Evidence = cites
+		return f
 	}
-	f := c.finding(Fail, fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name),
-		"expected: one of "+netList(nets), "actual: "+name+" (from "+src+")",
-		"kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
+	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name)).With("expected: one of "+netList(nets), "actual: "+name+" (from "+src+")", "kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
 	target := ""
 	if plan, ok := c.plan(); ok {
 		if _, exists := decode.FindNetwork(nets, plan.name); exists {
@@ -55,14 +49,14 @@ func (p KubeProxyNetworkProbe) Check(node string, ev collectors.Evidence) []Find
 		}
 	}
 	if target != "" {
-		f.Fix = kubeProxyNetworkFix(c, p.ID(), target)
+		f.Fix = kubeProxyNetworkFix(c, c.id, target)
 	}
-	f.Evidence = evidence
-	return []Finding{f}
+	f.Evidence = cites
+	return f
 }
 
-func kubeProxyNetworkFix(c check, verify, network string) *Fix {
-	svcs, _ := optional(c, collectors.NodeServices, decode.DecodeServices)
+func kubeProxyNetworkFix(c C, verify, network string) *Fix {
+	svcs, _ := optional(c, evidence.Services())
 	if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 		return &Fix{
 			ID: "kube-proxy-network", Title: fmt.Sprintf("Point kube-proxy at HNS network %s and restart it", network),

@@ -5,29 +5,28 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// LeftoversProbe (RUNTIME-LEFTOVERS): containers or sandboxes of pods the API no longer
+// leftovers (RUNTIME-LEFTOVERS): containers or sandboxes of pods the API no longer
 // has on this node (FM-09): they hold HNS endpoints and IPs, and flood the kubelet log.
-type LeftoversProbe struct{}
+type leftovers struct{}
 
-func (LeftoversProbe) ID() string    { return "RUNTIME-LEFTOVERS" }
-func (LeftoversProbe) Title() string { return "no containers left from deleted pods" }
-func (LeftoversProbe) Needs() []string {
-	return []string{collectors.NodeContainers, collectors.NodeServices, collectors.ClusterPods}
+func (leftovers) Spec() Spec {
+	return Spec{ID: "RUNTIME-LEFTOVERS", Title: "no containers left from deleted pods", FM: []string{"FM-09"},
+		Reads: []evidence.Ref{evidence.Containers(), evidence.Services(), evidence.Pods()}}
 }
 
-func (p LeftoversProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
-	ctrs, ctrPath, bad := nodeFile(c, collectors.NodeContainers, decode.DecodeContainers)
+func (leftovers) Check(c C) Finding {
+	node := c.node
+	ctrs, ctrPath, bad := need(c, evidence.Containers())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	pods, err := readDecode(ev, collectors.ClusterPods, decode.Pods)
+	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
 	if err != nil {
-		return []Finding{c.problem(collectors.ClusterPods, err)}
+		return c.problem(evidence.PathPods, err)
 	}
 	live := map[string]bool{}
 	for _, pod := range pods {
@@ -41,21 +40,19 @@ func (p LeftoversProbe) Check(node string, ev collectors.Evidence) []Finding {
 			orphans[ct.PodNamespace+"/"+ct.PodName] = ct.PodUID
 		}
 	}
-	evidence := []string{ctrPath, collectors.ClusterPods}
+	cites := []string{ctrPath, evidence.PathPods}
 	if len(orphans) == 0 {
-		f := c.finding(Pass, fmt.Sprintf("%d container(s), all of pods the API has on this node", len(ctrs)))
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("%d container(s), all of pods the API has on this node", len(ctrs)))
+		f.Evidence = cites
+		return f
 	}
 	names := make([]string, 0, len(orphans))
 	for n, uid := range orphans {
 		names = append(names, n+" (uid "+uid+")")
 	}
 	sort.Strings(names)
-	f := c.finding(Fail, fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans)),
-		"expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)",
-		"actual leftovers: "+strings.Join(names, ", "))
-	svcs, _ := optional(c, collectors.NodeServices, decode.DecodeServices)
+	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans))).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)", "actual leftovers: "+strings.Join(names, ", "))
+	svcs, _ := optional(c, evidence.Services())
 	runtime := "containerd"
 	if _, ok := decode.FindService(svcs, "docker"); ok {
 		runtime = "docker"
@@ -66,10 +63,10 @@ func (p LeftoversProbe) Check(node string, ev collectors.Evidence) []Finding {
 		Commands:   []string{"Restart-Service -Name " + psQuote(runtime) + " -Force"},
 		Disruptive: true,
 		Impact:     "every container on the node stops and restarts; pods see a restart (drain first to move them)",
-		Verify:     p.ID(),
+		Verify:     c.id,
 		Notes:      []string{"one by one instead: docker rm -f <id>, or crictl stopp <id>; crictl rmp <id>", "a VHD still attached after this needs a reboot"},
 		Precheck:   "leftover containers still present",
 	}
-	f.Evidence = evidence
-	return []Finding{f}
+	f.Evidence = cites
+	return f
 }

@@ -3,7 +3,7 @@ package probes
 import (
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
@@ -11,7 +11,7 @@ import (
 type netPlan struct {
 	name   string // "l2bridge", "cbr0", "vxlan0"
 	kind   string // "l2bridge" or "overlay" ("" when unknown)
-	source string // the evidence path that says so
+	source string // the cites path that says so
 }
 
 // cniKind maps a CNI plugin type to the HNS network type it creates.
@@ -27,13 +27,13 @@ func cniKind(t string) string {
 
 // plan derives the expected network from the CNI config, else from kube-proxy's
 // --network-name / KUBE_NETWORK.
-func (c check) plan() (netPlan, bool) {
-	if cni, ok := optional(c, collectors.NodeCNIConfig, decode.DecodeCNIConfig); ok {
+func (c C) plan() (netPlan, bool) {
+	if cni, ok := optional(c, evidence.CNIConfig()); ok {
 		kind := cniKind(cni.Type)
 		if kind == "" {
 			kind = cniKind(cni.Delegate)
 		}
-		return netPlan{strings.ToLower(cni.Name), kind, collectors.NodeFile(c.node, collectors.NodeCNIConfig)}, true
+		return netPlan{strings.ToLower(cni.Name), kind, c.Path(evidence.CNIConfig())}, true
 	}
 	if name, src := c.kubeProxyNetwork(); name != "" {
 		return netPlan{strings.ToLower(name), "", src}, true
@@ -43,29 +43,29 @@ func (c check) plan() (netPlan, bool) {
 
 // kubeProxyNetwork finds the network name kube-proxy is told to use: --network-name on its
 // command line, KUBE_NETWORK in its service environment, or the name its log complains of.
-func (c check) kubeProxyNetwork() (name, source string) {
-	if procs, ok := optional(c, collectors.NodeProcesses, decode.DecodeProcesses); ok {
+func (c C) kubeProxyNetwork() (name, source string) {
+	if procs, ok := optional(c, evidence.Processes()); ok {
 		if p, ok := decode.FindProcess(procs, "kube-proxy"); ok {
 			if v := decode.CommandFlags(string(p.CommandLine))["network-name"]; v != "" {
-				return v, collectors.NodeFile(c.node, collectors.NodeProcesses)
+				return v, c.Path(evidence.Processes())
 			}
 		}
 	}
-	if svcs, ok := optional(c, collectors.NodeServices, decode.DecodeServices); ok {
+	if svcs, ok := optional(c, evidence.Services()); ok {
 		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["network-name"]; v != "" {
-				return v, collectors.NodeFile(c.node, collectors.NodeServices)
+				return v, c.Path(evidence.Services())
 			}
 			for _, e := range s.AppEnvironmentExtra {
 				if k, v, ok := strings.Cut(e, "="); ok && strings.EqualFold(k, "KUBE_NETWORK") && v != "" {
-					return v, collectors.NodeFile(c.node, collectors.NodeServices)
+					return v, c.Path(evidence.Services())
 				}
 			}
 		}
 	}
-	if log, err := c.ev.Read(collectors.NodeFile(c.node, collectors.NodeKubeProxyLog)); err == nil {
+	if log, err := c.ev.Read(c.Path(evidence.KubeProxyLog())); err == nil {
 		if v := networkFromLog(string(log)); v != "" {
-			return v, collectors.NodeFile(c.node, collectors.NodeKubeProxyLog)
+			return v, c.Path(evidence.KubeProxyLog())
 		}
 	}
 	return "", ""

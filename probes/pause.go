@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
@@ -18,35 +18,35 @@ const nanoserverRepo = "mcr.microsoft.com/windows/nanoserver"
 type sandbox struct {
 	ref     string
 	runtime string // "docker" or "containerd"
-	source  string // evidence path
+	source  string // cites path
 }
 
 // sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's
 // --pod-infra-container-image on Docker nodes.
-func (c check) sandboxImage() (sandbox, bool) {
-	svcs, _ := optional(c, collectors.NodeServices, decode.DecodeServices)
-	procs, _ := optional(c, collectors.NodeProcesses, decode.DecodeProcesses)
+func (c C) sandboxImage() (sandbox, bool) {
+	svcs, _ := optional(c, evidence.Services())
+	procs, _ := optional(c, evidence.Processes())
 	_, dockerSvc := decode.FindService(svcs, "docker")
 	_, dockerProc := decode.FindProcess(procs, "dockerd")
 	if !dockerSvc && !dockerProc {
-		if cfg, ok := optional(c, collectors.NodeContainerdCfg, decode.DecodeContainerdConfig); ok && cfg.SandboxImage != "" {
-			return sandbox{cfg.SandboxImage, "containerd", collectors.NodeFile(c.node, collectors.NodeContainerdCfg)}, true
+		if cfg, ok := optional(c, evidence.ContainerdConfig()); ok && cfg.SandboxImage != "" {
+			return sandbox{cfg.SandboxImage, "containerd", c.Path(evidence.ContainerdConfig())}, true
 		}
 	}
 	if p, ok := decode.FindProcess(procs, "kubelet"); ok {
 		if v := decode.CommandFlags(string(p.CommandLine))["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", collectors.NodeFile(c.node, collectors.NodeProcesses)}, true
+			return sandbox{v, "docker", c.Path(evidence.Processes())}, true
 		}
 	}
 	if s, ok := decode.FindService(svcs, "kubelet"); ok {
 		if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", collectors.NodeFile(c.node, collectors.NodeServices)}, true
+			return sandbox{v, "docker", c.Path(evidence.Services())}, true
 		}
 	}
 	// An SDN-script Docker node (no kubelet service) whose kubelet is not running to show
 	// its flags: the scripts register the node with kubeletwin/pause.
 	if _, kubeletSvc := decode.FindService(svcs, "kubelet"); (dockerSvc || dockerProc) && !kubeletSvc {
-		return sandbox{sdnPause, "docker", collectors.NodeFile(c.node, collectors.NodeServices)}, true
+		return sandbox{sdnPause, "docker", c.Path(evidence.Services())}, true
 	}
 	return sandbox{}, false
 }
@@ -54,51 +54,46 @@ func (c check) sandboxImage() (sandbox, bool) {
 // sdnPause is the pause image the microsoft/SDN scripts build and register nodes with.
 const sdnPause = "kubeletwin/pause"
 
-// PauseImageProbe (IMG-PAUSE): the configured sandbox image exists locally under exactly
+// pauseImage (IMG-PAUSE): the configured sandbox image exists locally under exactly
 // that reference.
-type PauseImageProbe struct{}
+type pauseImage struct{}
 
-func (PauseImageProbe) ID() string    { return "IMG-PAUSE" }
-func (PauseImageProbe) Title() string { return "pause (sandbox) image present" }
-func (PauseImageProbe) Needs() []string {
-	return []string{collectors.NodeImages, collectors.NodeProcesses, collectors.NodeServices, collectors.NodeContainerdCfg}
+func (pauseImage) Spec() Spec {
+	return Spec{ID: "IMG-PAUSE", Title: "pause (sandbox) image present", FM: []string{"FM-03"},
+		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
 }
 
-func (p PauseImageProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (pauseImage) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
-		return []Finding{c.finding(Skip, "no sandbox image configured explicitly (no containerd sandbox_image, no kubelet --pod-infra-container-image)")}
+		return c.Skip("no sandbox image configured explicitly (no containerd sandbox_image, no kubelet --pod-infra-container-image)")
 	}
-	imgs, imgPath, bad := nodeFile(c, collectors.NodeImages, decode.DecodeImages)
+	imgs, imgPath, bad := need(c, evidence.Images())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	evidence := []string{imgPath, sb.source}
+	cites := []string{imgPath, sb.source}
 	if _, ok := decode.FindImage(imgs, sb.ref); ok {
-		f := c.finding(Pass, fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime))
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime))
+		f.Evidence = cites
+		return f
 	}
-	f := c.finding(Fail, fmt.Sprintf("pause image %s is not on the node", sb.ref),
-		fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source),
-		"actual: "+tagList(imgs),
-		"pods stay in ContainerCreating with FailedCreatePodSandBox")
+	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref)).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source), "actual: "+tagList(imgs), "pods stay in ContainerCreating with FailedCreatePodSandBox")
 	var choices []*Fix
 	if nano, ok := nanoserverTrap(imgs); ok {
 		f.Details = append(f.Details, fmt.Sprintf("trap: the SDN pause Dockerfile builds FROM %s with no tag (implicit :latest, not published since 2019); this node has it only as %s", nanoserverRepo, nano))
-		choices = append(choices, buildPauseFix(p.ID(), nano, sb.ref))
+		choices = append(choices, buildPauseFix(c.id, nano, sb.ref))
 	} else if src, ok := sameRepo(imgs, sb.ref); ok {
-		choices = append(choices, tagFix(p.ID(), sb.runtime, src, sb.ref))
+		choices = append(choices, tagFix(c.id, sb.runtime, src, sb.ref))
 	}
-	choices = append(choices, multiArchFix(p.ID(), sb))
+	choices = append(choices, multiArchFix(c.id, sb))
 	f.Fix = choices[0]
 	if len(choices) > 1 {
 		f.Fix = &Fix{ID: "pause-image", Title: "Provide the pause image (choose one)", Kind: choices[0].Kind,
-			Verify: p.ID(), Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
+			Verify: c.id, Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
 	}
-	f.Evidence = evidence
-	return []Finding{f}
+	f.Evidence = cites
+	return f
 }
 
 func tagList(imgs []decode.Image) string {
@@ -189,50 +184,45 @@ func multiArchFix(verify string, sb sandbox) *Fix {
 	}
 }
 
-// PauseBuildProbe (IMG-PAUSE-BUILD): under process isolation the pause image's build must
+// pauseBuild (IMG-PAUSE-BUILD): under process isolation the pause image's build must
 // match the host's.
-type PauseBuildProbe struct{}
+type pauseBuild struct{}
 
-func (PauseBuildProbe) ID() string    { return "IMG-PAUSE-BUILD" }
-func (PauseBuildProbe) Title() string { return "pause image build matches the host" }
-func (PauseBuildProbe) Needs() []string {
-	return []string{collectors.NodeImages, collectors.NodeHost, collectors.NodeProcesses, collectors.NodeServices, collectors.NodeContainerdCfg}
+func (pauseBuild) Spec() Spec {
+	return Spec{ID: "IMG-PAUSE-BUILD", Title: "pause image build matches the host", FM: []string{"FM-04"},
+		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
 }
 
-func (p PauseBuildProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (pauseBuild) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
-		return []Finding{c.finding(Skip, "no sandbox image configured explicitly")}
+		return c.Skip("no sandbox image configured explicitly")
 	}
-	imgs, imgPath, bad := nodeFile(c, collectors.NodeImages, decode.DecodeImages)
+	imgs, imgPath, bad := need(c, evidence.Images())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	img, ok := decode.FindImage(imgs, sb.ref)
 	if !ok {
-		return []Finding{c.finding(Skip, "pause image missing (see IMG-PAUSE)")}
+		return c.Skip("pause image missing (see IMG-PAUSE)")
 	}
 	imgBuild, ok := decode.ParseVersion(img.OSVersion)
 	if !ok {
-		return []Finding{c.finding(Skip, fmt.Sprintf("the runtime did not report an OS version for %s (a multi-arch image resolves per host)", sb.ref))}
+		return c.Skip(fmt.Sprintf("the runtime did not report an OS version for %s (a multi-arch image resolves per host)", sb.ref))
 	}
-	host, hostPath, bad := nodeFile(c, collectors.NodeHost, decode.DecodeHost)
+	host, hostPath, bad := need(c, evidence.Host())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	hb, _ := host.Build()
-	evidence := []string{imgPath, hostPath}
+	cites := []string{imgPath, hostPath}
 	if decode.Compatible(hb, imgBuild) {
-		f := c.finding(Pass, fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()))
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()))
+		f.Evidence = cites
+		return f
 	}
-	f := c.finding(Fail, fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb)),
-		fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()),
-		fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion),
-		"process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
-	f.Fix = multiArchFix(p.ID(), sb)
-	f.Evidence = evidence
-	return []Finding{f}
+	f := c.Fail(fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb))).With(fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()), fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion), "process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
+	f.Fix = multiArchFix(c.id, sb)
+	f.Evidence = cites
+	return f
 }

@@ -7,52 +7,47 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
-// PodCIDRProbe (NODE-PODCIDR): the node has a podCIDR, with no host bits set, that no
+// podCIDR (NODE-PODCIDR): the node has a podCIDR, with no host bits set, that no
 // other node has too.
-type PodCIDRProbe struct{}
+type podCIDR struct{}
 
-func (PodCIDRProbe) ID() string      { return "NODE-PODCIDR" }
-func (PodCIDRProbe) Title() string   { return "node has its own podCIDR" }
-func (PodCIDRProbe) Needs() []string { return []string{collectors.ClusterNodes} }
+func (podCIDR) Spec() Spec {
+	return Spec{ID: "NODE-PODCIDR", Title: "node has its own podCIDR", FM: []string{"FM-01"},
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices()}}
+}
 
-func (p PodCIDRProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (podCIDR) Check(c C) Finding {
 	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	var f Finding
+	src := evidence.PathNodes
 	cidr := self.Spec.PodCIDR
-	switch {
-	case cidr == "":
-		f = c.finding(Fail, "node spec.podCIDR is empty",
-			"cause: kube-controller-manager runs without --allocate-node-cidrs=true (typical of hand-built clusters), so the node IPAM controller never assigns one",
-			"effect: the Windows start scripts wait forever for the HNS network, and routes to this node cannot be added")
-		f.Fix = podCIDRFix(p.ID(), node, nodes)
-	default:
-		pfx, err := netip.ParsePrefix(cidr)
-		switch {
-		case err != nil:
-			f = c.finding(Fail, fmt.Sprintf("podCIDR %q is not a CIDR", cidr))
-		case pfx.Masked() != pfx:
-			f = c.finding(Warn, fmt.Sprintf("podCIDR %s has host bits set (network is %s)", cidr, pfx.Masked()),
-				"set by hand (kubectl edit)? a mis-set Windows podCIDR has crashed kube-controller-manager")
-		default:
-			if other := overlapping(nodes, node, pfx); other != "" {
-				f = c.finding(Fail, fmt.Sprintf("podCIDR %s overlaps node %s", cidr, other),
-					"two nodes handing out the same pod IPs breaks routing for both")
-			} else if outside := PodCIDRInCluster(node, ev); outside != nil {
-				f = *outside
-			} else {
-				f = c.finding(Pass, "podCIDR "+cidr)
-			}
-		}
+	if cidr == "" {
+		return c.Fail("node spec.podCIDR is empty", src).
+			With("cause: kube-controller-manager runs without --allocate-node-cidrs=true (typical of hand-built clusters), so the node IPAM controller never assigns one",
+				"effect: the Windows start scripts wait forever for the HNS network, and routes to this node cannot be added").
+			WithFix(podCIDRFix(c.id, c.node, nodes))
 	}
-	f.Evidence = []string{collectors.ClusterNodes}
-	return []Finding{f}
+	pfx, err := netip.ParsePrefix(cidr)
+	switch {
+	case err != nil:
+		return c.Fail(fmt.Sprintf("podCIDR %q is not a CIDR", cidr), src)
+	case pfx.Masked() != pfx:
+		return c.Warn(fmt.Sprintf("podCIDR %s has host bits set (network is %s)", cidr, pfx.Masked()), src).
+			With("set by hand (kubectl edit)? a mis-set Windows podCIDR has crashed kube-controller-manager")
+	}
+	if other := overlapping(nodes, c.node, pfx); other != "" {
+		return c.Fail(fmt.Sprintf("podCIDR %s overlaps node %s", cidr, other), src).
+			With("two nodes handing out the same pod IPs breaks routing for both")
+	}
+	if outside := c.podCIDRInCluster(); outside != nil {
+		return *outside
+	}
+	return c.Pass("podCIDR "+cidr, src)
 }
 
 func overlapping(nodes []corev1.Node, self string, p netip.Prefix) string {

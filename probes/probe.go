@@ -2,21 +2,52 @@ package probes
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
-// Probe judges one node from evidence. It must be pure: no network, no clock, no globals,
-// so it runs the same live, on a bundle and on fixtures.
-type Probe interface {
-	ID() string
-	Title() string
-	// Needs lists the evidence it reads: node file names (collectors.Node*) and
-	// cluster paths (collectors.Cluster*).
-	Needs() []string
-	Check(node string, ev collectors.Evidence) []Finding
+// Spec is what a probe declares about itself. Reads drives what a sweep collects, what a
+// fix re-collects before verifying, what an unreachable node skips and what
+// `wintroubleshoot probes` tells a support engineer to ask for; a test fails when a probe
+// reads evidence its Spec does not list.
+type Spec struct {
+	ID    string         // stable, e.g. "HNS-NETWORK"
+	Title string         // what it judges, one line
+	FM    []string       // failure modes it detects (FM-xx of the failure catalogue)
+	Reads []evidence.Ref // every evidence key it may read
+}
+
+// Checker is one probe: its spec and its judgment. Check must be pure (no network, no
+// clock, no globals), so it judges the same live, on a bundle and on fixtures, and it
+// returns exactly one finding, built with c.Pass, c.Warn, c.Fail or c.Skip.
+type Checker interface {
+	Spec() Spec
+	Check(c C) Finding
+}
+
+// Probe is a registered probe.
+type Probe struct {
+	spec  Spec
+	check func(C) Finding
+}
+
+// ID is the probe's stable ID.
+func (p Probe) ID() string { return p.spec.ID }
+
+// Title says what it judges.
+func (p Probe) Title() string { return p.spec.Title }
+
+// Spec is the probe's declaration.
+func (p Probe) Spec() Spec { return p.spec }
+
+// Needs lists the evidence it reads: node file names and cluster paths.
+func (p Probe) Needs() []string { return evidence.Names(p.spec.Reads) }
+
+// readsNode says whether any of its evidence is a node file.
+func (p Probe) readsNode() bool {
+	return slices.ContainsFunc(p.spec.Reads, func(k evidence.Ref) bool { return k.Meta().Scope == evidence.Node })
 }
 
 // Registry is an explicit, ordered set of probes.
@@ -25,40 +56,52 @@ type Registry struct {
 	byID   map[string]Probe
 }
 
-// NewRegistry builds a registry, refusing duplicate IDs.
-func NewRegistry(ps ...Probe) (*Registry, error) {
+// NewRegistry builds a registry, refusing duplicate IDs and specs without an ID, a title
+// or any evidence to read.
+func NewRegistry(cs ...Checker) (*Registry, error) {
 	r := &Registry{byID: map[string]Probe{}}
-	for _, p := range ps {
-		if _, dup := r.byID[p.ID()]; dup {
-			return nil, fmt.Errorf("probe ID %s registered twice", p.ID())
+	for _, c := range cs {
+		s := c.Spec()
+		if s.ID == "" || s.Title == "" || len(s.Reads) == 0 {
+			return nil, fmt.Errorf("probe %q: a spec needs an ID, a title and the evidence it reads", s.ID)
 		}
-		r.byID[p.ID()] = p
+		if _, dup := r.byID[s.ID]; dup {
+			return nil, fmt.Errorf("probe ID %s registered twice", s.ID)
+		}
+		p := Probe{spec: s, check: c.Check}
+		r.byID[s.ID] = p
 		r.probes = append(r.probes, p)
 	}
 	return r, nil
 }
 
 // Probes returns the probes in registration order.
-func (r *Registry) Probes() []Probe { return append([]Probe(nil), r.probes...) }
+func (r *Registry) Probes() []Probe { return slices.Clone(r.probes) }
+
+// IDs lists the probe IDs in registration order.
+func (r *Registry) IDs() []string {
+	out := make([]string, len(r.probes))
+	for i, p := range r.probes {
+		out[i] = p.ID()
+	}
+	return out
+}
 
 // Get returns the probe with an ID.
 func (r *Registry) Get(id string) (Probe, bool) { p, ok := r.byID[id]; return p, ok }
 
-// NodeNeeds is the union of node evidence names the given probes read, sorted.
+// NodeNeeds is the union of node evidence names (= snippet names) the given probes read,
+// sorted.
 func (r *Registry) NodeNeeds(ps []Probe) []string {
-	seen := map[string]bool{}
+	var out []string
 	for _, p := range ps {
-		for _, n := range p.Needs() {
-			if collectors.IsNodeFile(n) {
-				seen[n] = true
+		for _, k := range p.spec.Reads {
+			if m := k.Meta(); m.Scope == evidence.Node && !slices.Contains(out, m.Snippet) {
+				out = append(out, m.Snippet)
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -68,20 +111,20 @@ func (r *Registry) NodeNeeds(ps []Probe) []string {
 // A node that could not be reached (nodes/<node>/sweep.err) gets one REACH finding with
 // the cause instead of every node probe failing alike; probes that read only cluster
 // evidence still judge it. Live runs and bundles behave the same, since both are files.
-func (r *Registry) Run(node string, ev collectors.Evidence) []Finding {
+func (r *Registry) Run(node string, ev evidence.Evidence) []Finding {
 	if ev.Memo == nil {
-		ev.Memo = collectors.NewMemo()
+		ev.Memo = evidence.NewMemo()
 	}
 	var out []Finding
-	unreachable := ev.Has(collectors.NodeFile(node, collectors.SweepErr))
+	unreachable := ev.Has(evidence.NodeFile(node, evidence.SweepErr))
 	if unreachable {
 		out = append(out, reachFinding(node, ev))
 	}
 	for _, p := range r.probes {
-		if unreachable && readsNode(p) {
+		if unreachable && p.readsNode() {
 			continue
 		}
-		out = append(out, runOne(p, node, ev)...)
+		out = append(out, runOne(p, node, ev))
 	}
 	return out
 }
@@ -89,8 +132,8 @@ func (r *Registry) Run(node string, ev collectors.Evidence) []Finding {
 // ReachID is the probe ID of the finding for a node that could not be reached.
 const ReachID = "REACH"
 
-func reachFinding(node string, ev collectors.Evidence) Finding {
-	p := collectors.NodeFile(node, collectors.SweepErr)
+func reachFinding(node string, ev evidence.Evidence) Finding {
+	p := evidence.NodeFile(node, evidence.SweepErr)
 	b, _ := ev.Read(p)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	f := Finding{Probe: ReachID, Node: node, Status: Error, Summary: "node not reachable: " + lines[0], Evidence: []string{p}}
@@ -98,72 +141,58 @@ func reachFinding(node string, ev collectors.Evidence) Finding {
 	return f
 }
 
-func readsNode(p Probe) bool {
-	for _, n := range p.Needs() {
-		if collectors.IsNodeFile(n) {
-			return true
-		}
-	}
-	return false
+// RunProbe checks one node with one probe: one finding, in a slice for the callers that
+// merge findings.
+func RunProbe(p Probe, node string, ev evidence.Evidence) []Finding {
+	return []Finding{runOne(p, node, ev)}
 }
 
-// RunProbe checks one node with one probe.
-func RunProbe(p Probe, node string, ev collectors.Evidence) []Finding { return runOne(p, node, ev) }
-
-func runOne(p Probe, node string, ev collectors.Evidence) (fs []Finding) {
+func runOne(p Probe, node string, ev evidence.Evidence) (f Finding) {
 	defer func() {
 		if v := recover(); v != nil {
-			fs = []Finding{{Probe: p.ID(), Node: node, Status: Error,
-				Summary: fmt.Sprintf("probe %s crashed on this evidence: %v", p.ID(), v)}}
+			f = Finding{Probe: p.ID(), Node: node, Status: Error,
+				Summary: fmt.Sprintf("probe %s crashed on this evidence: %v", p.ID(), v)}
 		}
 	}()
-	fs = p.Check(node, ev)
-	for i := range fs {
-		if fs[i].Probe == "" {
-			fs[i].Probe = p.ID()
-		}
-		if fs[i].Node == "" {
-			fs[i].Node = node
-		}
-	}
-	return fs
+	f = p.check(C{id: p.ID(), node: node, ev: ev})
+	f.Probe, f.Node = p.ID(), node
+	return f
 }
 
 // Worst is the highest status among findings (Pass when empty).
 func Worst(fs []Finding) Status {
 	w := Pass
 	for _, f := range fs {
-		if f.Status > w {
-			w = f.Status
-		}
+		w = max(w, f.Status)
 	}
 	return w
 }
 
-// Default is the registry of every probe, in the order findings are shown.
+// Default is the registry of every probe, in the order findings are shown. It is the only
+// list of probe IDs: the scenario generator, the tests and the README tables derive theirs.
 func Default() *Registry {
 	r, err := NewRegistry(
-		NodeReadyProbe{},
-		PodCIDRProbe{},
-		NodeIPProbe{},
-		HostNameProbe{},
-		NewKubeletProbe(),
-		NewKubeProxyProbe(),
-		NewRuntimeProbe(),
-		RebootProbe{},
-		HNSNetworkProbe{},
-		KubeProxyNetworkProbe{},
-		RoutesProbe{},
-		DNSConfigProbe{},
-		PauseImageProbe{},
-		PauseBuildProbe{},
-		PodImageBuildProbe{},
-		NodeTaintProbe{},
-		LeftoversProbe{},
-		SchedulingProbe{},
+		nodeReady{},
+		podCIDR{},
+		nodeIP{},
+		hostName{},
+		kubeletService(),
+		kubeProxyService(),
+		runtimeService(),
+		reboot{},
+		hnsNetwork{},
+		kubeProxyNetwork{},
+		routes{},
+		dnsConfig{},
+		pauseImage{},
+		pauseBuild{},
+		podImageBuild{},
+		nodeTaint{},
+		leftovers{},
+		scheduling{},
 	)
 	if err != nil {
-		panic(err) // a duplicate ID is a programming error caught by every test
+		panic(err) // a bad spec is a programming error caught by every test
 	}
 	return r
 }

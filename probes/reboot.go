@@ -7,30 +7,28 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
-// RebootProbe (SVC-REBOOT) finds components that will not, or did not, come back after
+// reboot (SVC-REBOOT) finds components that will not, or did not, come back after
 // a reboot: services not set to start automatically, or components that only ever ran as
 // foreground processes (the SDN start scripts), which nothing restarts.
-type RebootProbe struct{}
+type reboot struct{}
 
-func (RebootProbe) ID() string    { return "SVC-REBOOT" }
-func (RebootProbe) Title() string { return "components survive a reboot" }
-func (RebootProbe) Needs() []string {
-	return []string{collectors.NodeServices, collectors.NodeProcesses, collectors.NodeHost, collectors.ClusterNodes}
+func (reboot) Spec() Spec {
+	return Spec{ID: "SVC-REBOOT", Title: "components survive a reboot", FM: []string{"FM-08"},
+		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes()}}
 }
 
-func (p RebootProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
-	svcs, svcPath, bad := nodeFile(c, collectors.NodeServices, decode.DecodeServices)
+func (reboot) Check(c C) Finding {
+	node := c.node
+	svcs, svcPath, bad := need(c, evidence.Services())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	procs, procPath, bad := nodeFile(c, collectors.NodeProcesses, decode.DecodeProcesses)
+	procs, procPath, bad := need(c, evidence.Processes())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	var stopped, foreground []string
 	var details []string
@@ -45,42 +43,41 @@ func (p RebootProbe) Check(node string, ev collectors.Evidence) []Finding {
 			foreground = append(foreground, comp.label)
 		}
 	}
-	evidence := []string{svcPath, procPath}
+	cites := []string{svcPath, procPath}
 	if len(stopped) > 0 {
-		f := c.finding(Fail, fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
-			strings.Join(stopped, ", ")), details...)
+		f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
+			strings.Join(stopped, ", "))).With(details...)
 		if reboot := c.rebootStory(); reboot != "" {
 			f.Details = append(f.Details, reboot)
-			evidence = append(evidence, collectors.NodeFile(node, collectors.NodeHost), collectors.ClusterNodes)
+			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
 		}
-		auto := autostartFix(p.ID(), stopped)
+		auto := autostartFix(c.id, stopped)
 		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
-			Params: auto.Params, Commands: auto.Commands, Verify: p.ID(),
+			Params: auto.Params, Commands: auto.Commands, Verify: c.id,
 			Choices: []*Fix{auto, deleteNodeFix(node)}}
-		f.Evidence = evidence
-		return []Finding{f}
+		f.Evidence = cites
+		return f
 	}
 	if len(foreground) > 0 {
-		f := c.finding(Warn, fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
-			strings.Join(foreground, " and ")),
-			"the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
-		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: p.ID(),
+		f := c.Warn(fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
+			strings.Join(foreground, " and "))).With("the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
+		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: c.id,
 			Commands: []string{
 				"C:\\k\\register-svc.ps1   # microsoft/SDN Kubernetes/flannel: registers kubelet, kube-proxy, flanneld with nssm",
 				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
 			}}
-		f.Evidence = evidence
-		return []Finding{f}
+		f.Evidence = cites
+		return f
 	}
-	f := c.finding(Pass, "kubelet, kube-proxy and the runtime are services that start automatically")
-	f.Evidence = evidence
-	return []Finding{f}
+	f := c.Pass("kubelet, kube-proxy and the runtime are services that start automatically")
+	f.Evidence = cites
+	return f
 }
 
-// rebootStory says, when the evidence shows it, that the node rebooted after the kubelet
+// rebootStory says, when the cites shows it, that the node rebooted after the kubelet
 // last reported: boot time later than the Ready condition's last heartbeat.
-func (c check) rebootStory() string {
-	host, ok := optional(c, collectors.NodeHost, decode.DecodeHost)
+func (c C) rebootStory() string {
+	host, ok := optional(c, evidence.Host())
 	if !ok {
 		return ""
 	}

@@ -7,36 +7,34 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// RoutesProbe (NET-ROUTES): on L2Bridge (host-gw) nodes, a route to every other node's
+// routes (NET-ROUTES): on L2Bridge (host-gw) nodes, a route to every other node's
 // podCIDR via that node's InternalIP. AddRoutes.ps1 is one-shot, so nodes added later are
 // missing until someone adds them.
-type RoutesProbe struct{}
+type routes struct{}
 
-func (RoutesProbe) ID() string    { return "NET-ROUTES" }
-func (RoutesProbe) Title() string { return "routes to other nodes' pod CIDRs" }
-func (RoutesProbe) Needs() []string {
-	return []string{collectors.NodeRoutes, collectors.NodeHNSNetworks, collectors.NodeIPAddresses,
-		collectors.NodeCNIConfig, collectors.ClusterNodes}
+func (routes) Spec() Spec {
+	return Spec{ID: "NET-ROUTES", Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
+		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Nodes()}}
 }
 
 type wantRoute struct{ prefix, nextHop, peer string }
 
-func (p RoutesProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
+func (routes) Check(c C) Finding {
+	node := c.node
 	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
-		return []Finding{c.finding(Skip, "overlay (VXLAN) network: no host routes needed between nodes")}
+		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes")
 	}
-	routes, routePath, bad := nodeFile(c, collectors.NodeRoutes, decode.DecodeRoutes)
+	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	var want []wantRoute
 	for _, n := range nodes {
@@ -47,11 +45,11 @@ func (p RoutesProbe) Check(node string, ev collectors.Evidence) []Finding {
 		want = append(want, wantRoute{n.Spec.PodCIDR, ip, n.Name})
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].prefix < want[j].prefix })
-	evidence := []string{routePath, collectors.ClusterNodes}
+	cites := []string{routePath, evidence.PathNodes}
 	if len(want) == 0 {
-		f := c.finding(Skip, "no other node has a podCIDR and an InternalIP to route to")
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Skip("no other node has a podCIDR and an InternalIP to route to")
+		f.Evidence = cites
+		return f
 	}
 	var missing []wantRoute
 	var details []string
@@ -67,28 +65,28 @@ func (p RoutesProbe) Check(node string, ev collectors.Evidence) []Finding {
 		}
 	}
 	if len(missing) == 0 && len(details) == 0 {
-		f := c.finding(Pass, fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)))
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)))
+		f.Evidence = cites
+		return f
 	}
 	if len(missing) == 0 {
-		f := c.finding(Warn, "routes to peer pod CIDRs use unexpected next hops", details...)
-		f.Evidence = evidence
-		return []Finding{f}
+		f := c.Warn("routes to peer pod CIDRs use unexpected next hops").With(details...)
+		f.Evidence = cites
+		return f
 	}
 	prefixes := make([]string, len(missing))
 	for i, m := range missing {
 		prefixes[i] = m.prefix
 	}
-	f := c.finding(Fail, fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", ")), details...)
+	f := c.Fail(fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", "))).With(details...)
 	f.Details = append(f.Details, "pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
 	if c.podNetworkMissing() {
 		f.Details = append(f.Details, "add them once the HNS pod network exists (HNS-NETWORK): routes added now land on an interface the network's creation replaces")
 	} else {
-		f.Fix = routesFix(c, p.ID(), self.Status.Addresses, missing)
+		f.Fix = routesFix(c, c.id, self.Status.Addresses, missing)
 	}
-	f.Evidence = append(evidence, collectors.NodeFile(node, collectors.NodeIPAddresses))
-	return []Finding{f}
+	f.Evidence = append(cites, c.Path(evidence.IPAddresses()))
+	return f
 }
 
 func hopsTo(routes []decode.Route, prefix string) []string {
@@ -112,9 +110,9 @@ func containsExact(ss []string, s string) bool {
 
 // routesFix adds one New-NetRoute per missing prefix on the interface holding the node's
 // InternalIP (the management vNIC, usually "vEthernet (Ethernet)").
-func routesFix(c check, verify string, addrs []corev1.NodeAddress, missing []wantRoute) *Fix {
+func routesFix(c C, verify string, addrs []corev1.NodeAddress, missing []wantRoute) *Fix {
 	alias := "vEthernet (Ethernet)"
-	ips, _ := optional(c, collectors.NodeIPAddresses, decode.DecodeIPAddresses)
+	ips, _ := optional(c, evidence.IPAddresses())
 	for _, a := range addrs {
 		if a.Type != "InternalIP" {
 			continue
@@ -141,12 +139,12 @@ func routesFix(c check, verify string, addrs []corev1.NodeAddress, missing []wan
 }
 
 // podNetworkMissing says whether the node's expected HNS network is known not to exist.
-func (c check) podNetworkMissing() bool {
+func (c C) podNetworkMissing() bool {
 	plan, ok := c.plan()
 	if !ok {
 		return false
 	}
-	nets, ok := optional(c, collectors.NodeHNSNetworks, decode.DecodeHNSNetworks)
+	nets, ok := optional(c, evidence.HNSNetworks())
 	if !ok {
 		return false
 	}

@@ -3,37 +3,37 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// SchedulingProbe (NODE-SCHEDULING): the node is registered and takes pods. It also
+// scheduling (NODE-SCHEDULING): the node is registered and takes pods. It also
 // verifies the drain (cordoned: warn) and delete-node (not registered: skip) fixes.
-type SchedulingProbe struct{}
+type scheduling struct{}
 
-func (SchedulingProbe) ID() string      { return "NODE-SCHEDULING" }
-func (SchedulingProbe) Title() string   { return "node is registered and schedulable" }
-func (SchedulingProbe) Needs() []string { return []string{collectors.ClusterNodes} }
+func (scheduling) Spec() Spec {
+	return Spec{ID: "NODE-SCHEDULING", Title: "node is registered and schedulable", FM: []string{},
+		Reads: []evidence.Ref{evidence.Nodes()}}
+}
 
-func (p SchedulingProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.ID(), node, ev}
-	nodes, err := readDecode(ev, collectors.ClusterNodes, decode.Nodes)
+func (scheduling) Check(c C) Finding {
+	node := c.node
+	nodes, err := evidence.Get(c.ev, c.node, evidence.Nodes())
 	if err != nil {
-		return []Finding{c.problem(collectors.ClusterNodes, err)}
+		return c.problem(evidence.PathNodes, err)
 	}
 	var f Finding
 	self, err := decode.FindNode(nodes, node)
 	switch {
 	case err != nil:
-		f = c.finding(Skip, "node "+node+" is not registered in the cluster (deleted, or not joined yet)")
+		f = c.Skip("node "+node+" is not registered in the cluster (deleted, or not joined yet)")
 	case self.Spec.Unschedulable:
-		f = c.finding(Warn, "node is cordoned: it takes no new pods",
-			"uncordon it when the work is done: kubectl uncordon "+node)
+		f = c.Warn("node is cordoned: it takes no new pods").With("uncordon it when the work is done: kubectl uncordon "+node)
 	default:
-		f = c.finding(Pass, "node is registered and schedulable")
+		f = c.Pass("node is registered and schedulable")
 	}
-	f.Evidence = []string{collectors.ClusterNodes}
-	return []Finding{f}
+	f.Evidence = []string{evidence.PathNodes}
+	return f
 }
 
 // drainFix cordons the node and evicts its pods (DaemonSet pods stay), as recreating an

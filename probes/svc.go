@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
@@ -42,64 +42,62 @@ func (c component) state(svcs []decode.Service, procs []decode.Process) state {
 	return st
 }
 
-// ServiceProbe checks that a component runs: as a service, or as a foreground process.
-type ServiceProbe struct {
+// service checks that a component runs: as a service, or as a foreground process.
+type service struct {
 	id   string
 	comp component
 }
 
-// NewKubeletProbe, NewKubeProxyProbe and NewRuntimeProbe are SVC-KUBELET, SVC-KUBEPROXY
-// and SVC-RUNTIME.
-func NewKubeletProbe() ServiceProbe   { return ServiceProbe{"SVC-KUBELET", kubeletComponent()} }
-func NewKubeProxyProbe() ServiceProbe { return ServiceProbe{"SVC-KUBEPROXY", kubeProxyComponent()} }
-func NewRuntimeProbe() ServiceProbe   { return ServiceProbe{"SVC-RUNTIME", runtimeComponent()} }
+// kubeletService, kubeProxyService and runtimeService are SVC-KUBELET, SVC-KUBEPROXY and
+// SVC-RUNTIME.
+func kubeletService() service   { return service{"SVC-KUBELET", kubeletComponent()} }
+func kubeProxyService() service { return service{"SVC-KUBEPROXY", kubeProxyComponent()} }
+func runtimeService() service   { return service{"SVC-RUNTIME", runtimeComponent()} }
 
-func (p ServiceProbe) ID() string    { return p.id }
-func (p ServiceProbe) Title() string { return p.comp.label + " is running" }
-func (p ServiceProbe) Needs() []string {
-	return []string{collectors.NodeServices, collectors.NodeProcesses}
+func (p service) Spec() Spec {
+	fm := []string{"FM-08"}
+	if p.comp.label == "container runtime" {
+		fm = append(fm, "FM-23")
+	}
+	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm,
+		Reads: []evidence.Ref{evidence.Services(), evidence.Processes()}}
 }
 
-func (p ServiceProbe) Check(node string, ev collectors.Evidence) []Finding {
-	c := check{p.id, node, ev}
-	svcs, svcPath, bad := nodeFile(c, collectors.NodeServices, decode.DecodeServices)
+func (p service) Check(c C) Finding {
+	svcs, svcPath, bad := need(c, evidence.Services())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
-	procs, procPath, bad := nodeFile(c, collectors.NodeProcesses, decode.DecodeProcesses)
+	procs, procPath, bad := need(c, evidence.Processes())
 	if bad != nil {
-		return []Finding{*bad}
+		return *bad
 	}
 	st := p.comp.state(svcs, procs)
 	var f Finding
 	switch {
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
-		f = c.finding(Warn, fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
-			p.comp.label, st.svc.Name, st.svc.StartType),
-			"expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
+		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
+			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
 		f.Fix = autostartFix(p.id, []string{st.svc.Name})
 	case st.hasSvc && st.svc.Status == "Running":
-		f = c.finding(Pass, fmt.Sprintf("%s service %s is running (Automatic)", p.comp.label, st.svc.Name))
+		f = c.Pass(fmt.Sprintf("%s service %s is running (Automatic)", p.comp.label, st.svc.Name))
 	case st.hasProc:
-		f = c.finding(Pass, fmt.Sprintf("%s runs as a foreground process (pid %d), not as a service", p.comp.label, st.proc.ProcessId),
-			"the SDN start scripts run it this way; see SVC-REBOOT for what happens after a reboot")
+		f = c.Pass(fmt.Sprintf("%s runs as a foreground process (pid %d), not as a service", p.comp.label, st.proc.ProcessId)).With("the SDN start scripts run it this way; see SVC-REBOOT for what happens after a reboot")
 	case st.hasSvc:
-		f = c.finding(Fail, fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status)),
-			"expected: Running", fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
+		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running", fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
 		if st.svc.StartType == "Automatic" {
-			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
+			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log cites)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {
 			f.Fix = autostartFix(p.id, []string{st.svc.Name})
 		}
 	default:
-		f = c.finding(Fail, fmt.Sprintf("%s is not running: no %s service and no %s process", p.comp.label,
-			strings.Join(p.comp.services, "/"), strings.Join(p.comp.processes, "/")),
-			"on SDN-script nodes run C:\\k\\start.ps1 again; elsewhere register the service (nssm install or sc.exe create)")
+		f = c.Fail(fmt.Sprintf("%s is not running: no %s service and no %s process", p.comp.label,
+			strings.Join(p.comp.services, "/"), strings.Join(p.comp.processes, "/"))).With("on SDN-script nodes run C:\\k\\start.ps1 again; elsewhere register the service (nssm install or sc.exe create)")
 		f.Fix = registerFix(p.id, p.comp)
 	}
 	f.Evidence = []string{svcPath, procPath}
-	return []Finding{f}
+	return f
 }
 
 func startFix(verify string, names []string) *Fix {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -25,6 +26,11 @@ func Pods(file string, b []byte) ([]corev1.Pod, error) { return kubeList[corev1.
 // Events reads cluster/events.json.
 func Events(file string, b []byte) ([]corev1.Event, error) {
 	return kubeList[corev1.Event](file, b, "Event")
+}
+
+// DaemonSets reads cluster/daemonsets.json.
+func DaemonSets(file string, b []byte) ([]appsv1.DaemonSet, error) {
+	return kubeList[appsv1.DaemonSet](file, b, "DaemonSet")
 }
 
 type kubeDoc struct {

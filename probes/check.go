@@ -1,0 +1,152 @@
+package probes
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+)
+
+// C is one probe judging one node: the evidence to read and the builders of its finding.
+// Each builder takes the status's summary and the evidence paths that justify it, so a
+// finding cannot be made without saying where it comes from:
+//
+//	return c.Fail("missing routes to 10.200.1.0/24", routes, nodes).With(details...).WithFix(fix)
+type C struct {
+	id   string
+	node string
+	ev   evidence.Evidence
+}
+
+// Node is the node being judged.
+func (c C) Node() string { return c.node }
+
+// Path is where a key's file is for this node.
+func (c C) Path(k evidence.Ref) string { return k.Path(c.node) }
+
+// Pass, Warn, Fail and Skip build the probe's finding; paths are the evidence it rests on.
+func (c C) Pass(summary string, paths ...string) Finding { return c.finding(Pass, summary, paths) }
+func (c C) Warn(summary string, paths ...string) Finding { return c.finding(Warn, summary, paths) }
+func (c C) Fail(summary string, paths ...string) Finding { return c.finding(Fail, summary, paths) }
+func (c C) Skip(summary string, paths ...string) Finding { return c.finding(Skip, summary, paths) }
+
+// Judge builds a finding of a status worked out at run time.
+func (c C) Judge(s Status, summary string, paths ...string) Finding { return c.finding(s, summary, paths) }
+
+func (c C) finding(s Status, summary string, paths []string) Finding {
+	f := Finding{Probe: c.id, Node: c.node, Status: s, Summary: summary}
+	return f.Citing(paths...)
+}
+
+// With appends detail lines: why, expected against actual.
+func (f Finding) With(details ...string) Finding {
+	f.Details = append(slices.Clip(f.Details), details...)
+	return f
+}
+
+// WithFix attaches the fix that would resolve it.
+func (f Finding) WithFix(fix *Fix) Finding { f.Fix = fix; return f }
+
+// Citing adds evidence paths, each once, in order.
+func (f Finding) Citing(paths ...string) Finding {
+	f.Evidence = slices.Clip(f.Evidence)
+	for _, p := range paths {
+		if p != "" && !slices.Contains(f.Evidence, p) {
+			f.Evidence = append(f.Evidence, p)
+		}
+	}
+	return f
+}
+
+// problem renders an evidence error as the finding: a file that could not be collected
+// or decoded is an Error naming it; a file that is simply absent is a Skip (a folder
+// assembled by hand may lack it).
+func (c C) problem(path string, err error) Finding {
+	var miss *evidence.MissingError
+	if errors.As(err, &miss) && miss.Why == "" {
+		return c.Skip(fmt.Sprintf("no evidence at %s", path), path).
+			With("collect it with the command in fixtures/scenarios/README.md, or run wintroubleshoot against the node")
+	}
+	if errors.As(err, &miss) {
+		f := c.finding(Error, fmt.Sprintf("could not collect %s", path), []string{path}).With(miss.Why)
+		if hint := hintFor(miss.Why); hint != "" {
+			f = f.With(hint)
+		}
+		return f
+	}
+	return c.finding(Error, fmt.Sprintf("could not judge: %v", err), []string{path})
+}
+
+// need reads evidence the probe cannot judge without: on failure, the finding to return.
+func need[T any](c C, k evidence.Key[T]) (T, string, *Finding) {
+	v, err := evidence.Get(c.ev, c.node, k)
+	if err != nil {
+		f := c.problem(c.Path(k), err)
+		return v, c.Path(k), &f
+	}
+	return v, c.Path(k), nil
+}
+
+// optional reads evidence that may legitimately be absent (containerd config on a Docker
+// node); ok is false when absent or not decodable.
+func optional[T any](c C, k evidence.Key[T]) (T, bool) {
+	v, err := evidence.Get(c.ev, c.node, k)
+	return v, err == nil
+}
+
+// optionalNote reads evidence a probe can do without (events when RBAC denied them); note
+// says why it is missing when it was not collected.
+func optionalNote[T any](c C, k evidence.Key[T]) (v T, note string) {
+	v, err := evidence.Get(c.ev, c.node, k)
+	if err != nil {
+		if why := c.ev.CollectError(c.Path(k)); why != "" {
+			return v, fmt.Sprintf("%s not collected: %s", c.Path(k), strings.SplitN(why, "\n", 2)[0])
+		}
+	}
+	return v, ""
+}
+
+// clusterNodes reads cluster/nodes.json and finds this node in it.
+func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
+	nodes, p, bad := need(c, evidence.Nodes())
+	if bad != nil {
+		return nil, corev1.Node{}, bad
+	}
+	self, err := decode.FindNode(nodes, c.node)
+	if err != nil {
+		f := c.finding(Error, err.Error(), []string{p}).With("is the node folder named after the Kubernetes node? (nodes/<node-name>/)")
+		return nodes, self, &f
+	}
+	return nodes, self, nil
+}
+
+func hintFor(why string) string {
+	switch {
+	case contains(why, "Get-HnsNetwork") && contains(why, "not recognized"):
+		return "this build lacks the HNS cmdlets: copy hns.v2.psm1 from microsoft/SDN to C:\\k and re-run (the snippet imports it when present)"
+	case contains(why, "not recognized"):
+		return "a cmdlet or program is missing on this node (older Windows build, or the tool is not installed)"
+	case contains(why, "Access is denied"), contains(why, "access denied"):
+		return "run as a local administrator (the HNS and service queries need it)"
+	}
+	return ""
+}
+
+func contains(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// prefix parses a CIDR, masking host bits; ok false when invalid.
+func prefix(s string) (netip.Prefix, bool) {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, false
+	}
+	return p.Masked(), true
+}
