@@ -37,7 +37,9 @@ func (c C) Fail(summary string, paths ...string) Finding { return c.finding(Fail
 func (c C) Skip(summary string, paths ...string) Finding { return c.finding(Skip, summary, paths) }
 
 // Judge builds a finding of a status worked out at run time.
-func (c C) Judge(s Status, summary string, paths ...string) Finding { return c.finding(s, summary, paths) }
+func (c C) Judge(s Status, summary string, paths ...string) Finding {
+	return c.finding(s, summary, paths)
+}
 
 func (c C) finding(s Status, summary string, paths []string) Finding {
 	f := Finding{Probe: c.id, Node: c.node, Status: s, Summary: summary}

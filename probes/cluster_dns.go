@@ -5,8 +5,8 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
 // dnsConfig (DNS-CONFIG): the DNS server the kubelet and the CNI config hand to pods
@@ -33,7 +33,7 @@ type verdict struct {
 	judged   bool   // some check could be made
 	problems []string
 	details  []string
-	cites []string
+	cites    []string
 }
 
 // add records one check. A problem (Warn or worse) heads its details as "fail: ..." so

@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
 // netBIOSMax is the length Windows truncates a computer's NetBIOS name (COMPUTERNAME) to.
@@ -56,7 +56,7 @@ func (hostName) Check(c C) Finding {
 			"HostProcess containers and tools that use the host name see the ComputerName, not the node name")...)
 	case long && host.PartOfDomain:
 		f = c.Fail(fmt.Sprintf("node name %s is %d characters on a domain-joined host: AD knows it as %s", node, len(node), strings.ToUpper(truncated))).With(append(facts, fmt.Sprintf("expected: a node name of at most %d characters on a domain-joined host", netBIOSMax),
-				"nodes whose names share the first 15 characters register in AD as the same computer; gMSA credential specs break")...)
+			"nodes whose names share the first 15 characters register in AD as the same computer; gMSA credential specs break")...)
 	case long:
 		f = c.Warn(fmt.Sprintf("node name %s is %d characters: the computer name is cut to %s", node, len(node), strings.ToUpper(truncated))).With(append(facts, "fine until the host joins a domain (or uses gMSA): then AD sees only the first 15 characters")...)
 	default:

@@ -33,7 +33,7 @@ type addressPlan struct {
 	service, cluster addrRange
 	kubeDNS          string
 	dnsSource        string
-	cites         []string // the files it came from
+	cites            []string // the files it came from
 }
 
 // addressPlan reads cluster/cluster-config.json and completes it from the API objects

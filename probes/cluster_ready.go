@@ -53,7 +53,7 @@ func (nodeReady) Check(c C) Finding {
 		f.Evidence = []string{evidence.PathNodes}
 		return f
 	}
-	f := c.Fail("node not healthy: "+strings.Join(problems, ", ")).With(details...)
+	f := c.Fail("node not healthy: " + strings.Join(problems, ", ")).With(details...)
 	f.Fix = readyFix(c.id, node, hasReady && ready.Status == corev1.ConditionUnknown)
 	f.Evidence = []string{evidence.PathNodes}
 	return f

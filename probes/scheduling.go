@@ -3,8 +3,8 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
 // scheduling (NODE-SCHEDULING): the node is registered and takes pods. It also
@@ -26,9 +26,9 @@ func (scheduling) Check(c C) Finding {
 	self, err := decode.FindNode(nodes, node)
 	switch {
 	case err != nil:
-		f = c.Skip("node "+node+" is not registered in the cluster (deleted, or not joined yet)")
+		f = c.Skip("node " + node + " is not registered in the cluster (deleted, or not joined yet)")
 	case self.Spec.Unschedulable:
-		f = c.Warn("node is cordoned: it takes no new pods").With("uncordon it when the work is done: kubectl uncordon "+node)
+		f = c.Warn("node is cordoned: it takes no new pods").With("uncordon it when the work is done: kubectl uncordon " + node)
 	default:
 		f = c.Pass("node is registered and schedulable")
 	}
