@@ -28,7 +28,7 @@ func (r addrRange) describe() string {
 	return fmt.Sprintf("%s (%s)", r.prefix, r.source)
 }
 
-// addressPlan is the cluster's address plan as far as the cites shows it.
+// addressPlan is the cluster's address plan as far as the evidence shows it.
 type addressPlan struct {
 	service, cluster addrRange
 	kubeDNS          string
@@ -47,7 +47,7 @@ func (c C) addressPlan() addressPlan {
 	}
 	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
 	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.Nodes())
-	// Decoded cites is shared by every probe of a run: complete a copy.
+	// Decoded evidence is shared by every probe of a run: complete a copy.
 	cfg.Sources = maps.Clone(cfg.Sources)
 	// The kube-dns Service itself outranks a copy of its IP.
 	if ip, src := clusterconfig.KubeDNS(svcs); svcErr == nil && ip != "" {

@@ -11,7 +11,7 @@ import (
 
 // nodeReady (NODE-READY): the node's Ready condition is True, and none of the
 // conditions Node Problem Detector sets on Windows nodes (Anthos) reports a broken
-// component. It reads only cluster cites, so it judges even a node that cannot be
+// component. It reads only cluster evidence, so it judges even a node that cannot be
 // reached.
 type nodeReady struct{}
 

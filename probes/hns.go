@@ -30,7 +30,7 @@ func (hnsNetwork) Check(c C) Finding {
 	cites := []string{netPath, evidence.PathNodes}
 	plan, ok := c.plan()
 	if !ok {
-		f := c.Skip("cannot tell which HNS network this node should have").With("no CNI config and no kube-proxy --network-name / KUBE_NETWORK in the cites", "networks present: "+netList(nets))
+		f := c.Skip("cannot tell which HNS network this node should have").With("no CNI config and no kube-proxy --network-name / KUBE_NETWORK in the evidence", "networks present: "+netList(nets))
 		f.Evidence = cites
 		return f
 	}
@@ -82,7 +82,7 @@ func (c C) waiting(plan netPlan, nets []decode.HNSNetwork, podCIDR string, cites
 	case cause != "":
 		f.Details = append(f.Details, "cause: "+cause)
 	default:
-		f.Details = append(f.Details, "cause unknown from this cites: read the kubelet and flanneld logs")
+		f.Details = append(f.Details, "cause unknown from this evidence: read the kubelet and flanneld logs")
 	}
 	f.Details = append(f.Details, "fix the cause, then re-run start.ps1; note that its CleanupOldNetwork removes the HNS network and force-removes ALL containers")
 	f.Evidence = cites

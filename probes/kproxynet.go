@@ -23,7 +23,7 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	}
 	name, src := c.kubeProxyNetwork()
 	if name == "" {
-		f := c.Skip("kube-proxy's network name is not in the cites").With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
+		f := c.Skip("kube-proxy's network name is not in the evidence").With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
 		f.Evidence = []string{netPath}
 		return f
 	}

@@ -11,7 +11,7 @@ import (
 type netPlan struct {
 	name   string // "l2bridge", "cbr0", "vxlan0"
 	kind   string // "l2bridge" or "overlay" ("" when unknown)
-	source string // the cites path that says so
+	source string // the evidence path that says so
 }
 
 // cniKind maps a CNI plugin type to the HNS network type it creates.

@@ -18,7 +18,7 @@ const nanoserverRepo = "mcr.microsoft.com/windows/nanoserver"
 type sandbox struct {
 	ref     string
 	runtime string // "docker" or "containerd"
-	source  string // cites path
+	source  string // evidence path
 }
 
 // sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's

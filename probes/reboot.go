@@ -74,7 +74,7 @@ func (reboot) Check(c C) Finding {
 	return f
 }
 
-// rebootStory says, when the cites shows it, that the node rebooted after the kubelet
+// rebootStory says, when the evidence shows it, that the node rebooted after the kubelet
 // last reported: boot time later than the Ready condition's last heartbeat.
 func (c C) rebootStory() string {
 	host, ok := optional(c, evidence.Host())

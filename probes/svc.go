@@ -86,7 +86,7 @@ func (p service) Check(c C) Finding {
 	case st.hasSvc:
 		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running", fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
 		if st.svc.StartType == "Automatic" {
-			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log cites)")
+			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {
 			f.Fix = autostartFix(p.id, []string{st.svc.Name})
