@@ -81,7 +81,7 @@ func trees(t *testing.T) map[string]fstest.MapFS {
 func TestProbesReadWhatTheyDeclare(t *testing.T) {
 	reg := probes.Default()
 	undeclared := map[string]map[string]string{} // probe -> key -> where
-	read := map[string]bool{}                     // probe + " " + key
+	read := map[string]bool{}                    // probe + " " + key
 	flag := func(p probes.Probe, path, where string) {
 		k, ok := evidence.Of(path)
 		if !ok {
