@@ -19,6 +19,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -166,13 +167,8 @@ func (o *snapshotOptions) collect(ctx context.Context, progress io.Writer, sess 
 	for n, p := range eng.Params {
 		params[n] = p
 	}
-	for _, n := range collectors.SnapshotNodeFiles() {
-		switch {
-		case strings.HasPrefix(n, "log-"):
-			params[n] = map[string]any{"MaxBytes": maxLog, "Since": since}
-		case strings.HasPrefix(n, "winevent-"):
-			params[n] = map[string]any{"Since": since}
-		}
+	for n, p := range evidence.SweepParams(collectors.SnapshotNodeFiles(), map[string]any{evidence.ParamMaxBytes: maxLog, evidence.ParamSince: since}) {
+		params[n] = p
 	}
 	eng.Params = params
 	needed := map[string]bool{}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
@@ -72,27 +71,33 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 }
 
 // newProbesCmd lists the probes: what each judges and the evidence it reads, so a support
-// engineer knows which files to ask a customer for.
+// engineer knows which files to ask a customer for. -o markdown prints the table README.md
+// carries.
 func newProbesCmd(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:     "probes",
 		Short:   "List the probes, what each judges and the evidence it reads",
-		Example: "  wintroubleshoot probes",
+		Example: "  wintroubleshoot probes\n  wintroubleshoot probes -o markdown",
 		Args:    cobra.NoArgs,
-		Run: func(*cobra.Command, []string) {
+		RunE: func(*cobra.Command, []string) error {
+			reg := probes.Default()
+			switch output {
+			case "markdown":
+				_, err := io.WriteString(streams.Out, reg.Markdown())
+				return err
+			case "text":
+			default:
+				return fmt.Errorf("unknown output %q for probes (want text or markdown)", output)
+			}
 			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "PROBE\tJUDGES\tREADS")
-			for _, p := range probes.Default().Probes() {
-				var reads []string
-				for _, n := range p.Needs() {
-					if collectors.IsNodeFile(n) {
-						n = collectors.NodeFile("<node>", n)
-					}
-					reads = append(reads, n)
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", p.ID(), p.Title(), strings.Join(reads, ", "))
+			for _, p := range reg.Probes() {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", p.ID(), p.Title(), strings.Join(p.ReadPaths("<node>"), ", "))
 			}
-			w.Flush()
+			return w.Flush()
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or markdown")
+	return cmd
 }
