@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -190,7 +191,7 @@ func TestSplitCommandLine(t *testing.T) {
 }
 
 func TestHostBuildAndCompat(t *testing.T) {
-	h, err := DecodeHost("h", []byte(`{"ComputerName":"WIN-1","CurrentBuild":"17763","UBR":1879,"LastBootUpTime":"2026-11-29T10:00:00.0000000Z"}`))
+	h, err := DecodeHost("h", []byte(`{"ComputerName":"WIN-1","CurrentBuild":"17763","UBR":1879,"LastBootUpTime":"2026-11-29T10:00:00.0000000Z","CollectedAt":"/Date(1764583200000)/"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +200,9 @@ func TestHostBuildAndCompat(t *testing.T) {
 	}
 	if _, ok := h.BootTime(); !ok {
 		t.Error("boot time not parsed")
+	}
+	if at, ok := h.CollectionTime(); !ok || !at.Equal(time.Date(2025, 12, 1, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("collection time %v, %v", at, ok)
 	}
 	if Compatible(17763, 20348) || !Compatible(17763, 17763) || !Compatible(26100, 20348) || Compatible(20348, 26100) {
 		t.Error("compatibility rule wrong")

@@ -19,6 +19,9 @@ type Host struct {
 	UBR            Int
 	BuildLabEx     Str
 	LastBootUpTime Str
+	// CollectedAt is the node's clock when the snippet ran: the "now" a probe judges
+	// uptime against, since probes read no clock. Older evidence lacks it.
+	CollectedAt Str
 }
 
 // DecodeHost reads host.json.
@@ -47,8 +50,12 @@ func (h Host) Version() string {
 
 // BootTime parses LastBootUpTime (ISO 8601, as the snippet prints it, or PS 5.1's
 // "/Date(ms)/" form when a DateTime was serialized as-is).
-func (h Host) BootTime() (time.Time, bool) {
-	s := string(h.LastBootUpTime)
+func (h Host) BootTime() (time.Time, bool) { return psTime(string(h.LastBootUpTime)) }
+
+// CollectionTime parses CollectedAt the same way.
+func (h Host) CollectionTime() (time.Time, bool) { return psTime(string(h.CollectedAt)) }
+
+func psTime(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, true
 	}

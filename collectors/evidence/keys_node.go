@@ -5,8 +5,8 @@ import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 // Host is nodes/<node>/host.json.
 func Host() Key[decode.Host] {
 	return NodeKey(FileHost, decode.DecodeHost, Meta{
-		Command: "`[pscustomobject]@{ComputerName=$env:COMPUTERNAME; DnsHostName=[Net.Dns]::GetHostName(); Domain=$cs.Domain; PartOfDomain=$cs.PartOfDomain; ProductName=$cv.ProductName; CurrentBuild=$cv.CurrentBuild; UBR=$cv.UBR; BuildLabEx=$cv.BuildLabEx; LastBootUpTime=$os.LastBootUpTime.ToUniversalTime().ToString('o')} | ConvertTo-Json` with `$cv = Get-ItemProperty 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'`, `$cs = Get-CimInstance Win32_ComputerSystem`, `$os = Get-CimInstance Win32_OperatingSystem`",
-		Format:  "one object. `CurrentBuild` as a string or a number; `LastBootUpTime` ISO 8601 or `/Date(ms)/`",
+		Command: "`[pscustomobject]@{ComputerName=$env:COMPUTERNAME; DnsHostName=[Net.Dns]::GetHostName(); Domain=$cs.Domain; PartOfDomain=$cs.PartOfDomain; ProductName=$cv.ProductName; CurrentBuild=$cv.CurrentBuild; UBR=$cv.UBR; BuildLabEx=$cv.BuildLabEx; LastBootUpTime=$os.LastBootUpTime.ToUniversalTime().ToString('o'); CollectedAt=(Get-Date).ToUniversalTime().ToString('o')} | ConvertTo-Json` with `$cv = Get-ItemProperty 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'`, `$cs = Get-CimInstance Win32_ComputerSystem`, `$os = Get-CimInstance Win32_OperatingSystem`",
+		Format:  "one object. `CurrentBuild` as a string or a number; `LastBootUpTime` and `CollectedAt` ISO 8601 or `/Date(ms)/`; `CollectedAt` may be missing (evidence collected before it was added)",
 	})
 }
 

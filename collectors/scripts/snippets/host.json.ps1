@@ -11,4 +11,5 @@ $os = Get-CimInstance Win32_OperatingSystem
     UBR            = $cv.UBR
     BuildLabEx     = $cv.BuildLabEx
     LastBootUpTime = $os.LastBootUpTime.ToUniversalTime().ToString('o')
+    CollectedAt    = (Get-Date).ToUniversalTime().ToString('o')
 } | ConvertTo-Json -Depth 3
