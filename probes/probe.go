@@ -176,6 +176,7 @@ func Default() *Registry {
 		podCIDR{},
 		nodeIP{},
 		hostName{},
+		hostUptime{},
 		kubeletService(),
 		kubeProxyService(),
 		runtimeService(),
