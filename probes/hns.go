@@ -18,7 +18,6 @@ func (hnsNetwork) Spec() Spec {
 }
 
 func (hnsNetwork) Check(c C) Finding {
-	node := c.node
 	nets, netPath, bad := need(c, evidence.HNSNetworks())
 	if bad != nil {
 		return *bad
@@ -27,14 +26,12 @@ func (hnsNetwork) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	cites := []string{netPath, evidence.PathNodes}
 	plan, ok := c.plan()
 	if !ok {
-		f := c.Skip("cannot tell which HNS network this node should have").With("no CNI config and no kube-proxy --network-name / KUBE_NETWORK in the evidence", "networks present: "+netList(nets))
-		f.Evidence = cites
-		return f
+		return c.Skip("cannot tell which HNS network this node should have", netPath, evidence.PathNodes).
+			With("no CNI config and no kube-proxy --network-name / KUBE_NETWORK in the evidence", "networks present: "+netList(nets))
 	}
-	cites = append(cites, plan.source)
+	cites := []string{netPath, evidence.PathNodes, plan.source}
 	net, found := decode.FindNetwork(nets, plan.name)
 	if !found {
 		return c.waiting(plan, nets, self.Spec.PodCIDR, cites)
@@ -45,24 +42,21 @@ func (hnsNetwork) Check(c C) Finding {
 	}
 	podCIDR := self.Spec.PodCIDR
 	if podCIDR == "" {
-		f := c.Warn(fmt.Sprintf("network %s exists but node %s has no podCIDR to compare its subnet with", net.Name, node)).With("see NODE-PODCIDR")
-		f.Evidence = cites
-		return f
+		return c.Warn(fmt.Sprintf("network %s exists but node %s has no podCIDR to compare its subnet with", net.Name, c.node), cites...).
+			With("see NODE-PODCIDR")
 	}
 	if !subnetMatches(net, podCIDR) {
 		problems = append(problems, fmt.Sprintf("subnet: expected %s (node spec.podCIDR), actual %s", podCIDR, strings.Join(net.Prefixes(), ", ")))
 	}
 	if len(problems) > 0 {
-		f := c.Fail(fmt.Sprintf("HNS network %s does not match the node", net.Name)).With(problems...)
-		f.Details = append(f.Details, "the network was created for another podCIDR or by another CNI: recreating it needs the node drained first")
-		f.Fix = drainFix(node)
-		f.Fix.Notes = []string{"then recreate the network: re-run C:\\k\\start.ps1 (its CleanupOldNetwork removes the network and ALL containers), and uncordon"}
-		f.Evidence = cites
-		return f
+		fix := drainFix(c.node)
+		fix.Notes = []string{"then recreate the network: re-run C:\\k\\start.ps1 (its CleanupOldNetwork removes the network and ALL containers), and uncordon"}
+		return c.Fail(fmt.Sprintf("HNS network %s does not match the node", net.Name), cites...).
+			With(problems...).
+			With("the network was created for another podCIDR or by another CNI: recreating it needs the node drained first").
+			WithFix(fix)
 	}
-	f := c.Pass(fmt.Sprintf("HNS network %s (%s) has subnet %s = podCIDR", net.Name, net.Type, podCIDR))
-	f.Evidence = cites
-	return f
+	return c.Pass(fmt.Sprintf("HNS network %s (%s) has subnet %s = podCIDR", net.Name, net.Type, podCIDR), cites...)
 }
 
 // waiting explains a missing pod network: what exists, and the likeliest cause.
@@ -77,16 +71,13 @@ func (c C) waiting(plan netPlan, nets []decode.HNSNetwork, podCIDR string, cites
 	if onlyHost {
 		summary = fmt.Sprintf("waiting for the network %s to be created: only %s exist", plan.name, netList(nets))
 	}
-	f := c.Fail(summary).With("expected: network "+plan.name+" (from "+plan.source+")", "actual: "+netList(nets))
-	switch cause := c.waitCause(podCIDR); {
-	case cause != "":
-		f.Details = append(f.Details, "cause: "+cause)
-	default:
-		f.Details = append(f.Details, "cause unknown from this evidence: read the kubelet and flanneld logs")
+	cause := "cause unknown from this evidence: read the kubelet and flanneld logs"
+	if why := c.waitCause(podCIDR); why != "" {
+		cause = "cause: " + why
 	}
-	f.Details = append(f.Details, "fix the cause, then re-run start.ps1; note that its CleanupOldNetwork removes the HNS network and force-removes ALL containers")
-	f.Evidence = cites
-	return f
+	return c.Fail(summary, cites...).
+		With("expected: network "+plan.name+" (from "+plan.source+")", "actual: "+netList(nets), cause,
+			"fix the cause, then re-run start.ps1; note that its CleanupOldNetwork removes the HNS network and force-removes ALL containers")
 }
 
 func (c C) waitCause(podCIDR string) string {

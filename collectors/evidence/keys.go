@@ -73,14 +73,12 @@ func Disk() Key[[]json.RawMessage] {
 
 // All is every key, in the order the contract table shows them: cluster, node, then
 // what only a snapshot collects. Every list of evidence names derives from it.
-func All() []Ref {
-	return []Ref{
-		Nodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig(),
-		Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
-		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
-		LogKubelet(), LogKubeProxy(), LogRuntime(), LogFlanneld(), LogStartup(),
-		EventsSCM(), EventsHNS(), HNSEndpoints(), HNSPolicies(), Disk(),
-	}
+func All() []Ref { return slices.Concat(clusterKeys(), nodeKeys(), snapshotKeys()) }
+
+// snapshotKeys are the keys of this file, in table order.
+func snapshotKeys() []Ref {
+	return []Ref{LogKubelet(), LogKubeProxy(), LogRuntime(), LogFlanneld(), LogStartup(),
+		EventsSCM(), EventsHNS(), HNSEndpoints(), HNSPolicies(), Disk()}
 }
 
 // NodeKeys are the node keys; snapshot tells whether to list those only a snapshot

@@ -37,6 +37,11 @@ const (
 	FileKubeletLog       = "kubelet.log"
 )
 
+// clusterKeys are the cluster keys, in table order.
+func clusterKeys() []Ref {
+	return []Ref{Nodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig()}
+}
+
 // Nodes is cluster/nodes.json.
 func Nodes() Key[[]corev1.Node] {
 	return ClusterKey(PathNodes, decode.Nodes, Meta{

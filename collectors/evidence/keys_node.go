@@ -2,6 +2,13 @@ package evidence
 
 import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 
+// nodeKeys are the node keys the probes may read, in table order. A new node evidence
+// file is a key function here, one entry in this list, and its snippet of the same name.
+func nodeKeys() []Ref {
+	return []Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
+		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog()}
+}
+
 // Host is nodes/<node>/host.json.
 func Host() Key[decode.Host] {
 	return NodeKey(FileHost, decode.DecodeHost, Meta{
