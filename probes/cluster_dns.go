@@ -117,11 +117,10 @@ func (dnsConfig) Check(c C) Finding {
 		c.judgeExceptions(v, cni, plan)
 	}
 
-	f := c.Judge(v.status, v.summary("DNS server and NAT exceptions match the cluster")).With(v.details...)
+	f := c.Judge(v.status, v.summary("DNS server and NAT exceptions match the cluster"), v.cites...).With(v.details...)
 	if !v.judged {
 		f.Status, f.Summary, f.Details = Skip, "nothing to compare: "+strings.Join(v.details, "; "), nil
 	}
-	f.Evidence = v.cites
 	if v.status >= Warn {
 		f.Fix = dnsConfigFix(c.id, plan)
 	}

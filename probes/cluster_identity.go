@@ -71,7 +71,7 @@ func (hostName) Check(c C) Finding {
 			Notes: []string{"renaming a registered node means deleting the Node object and letting the kubelet register the new name",
 				"sig-windows-tools PrepareNode.ps1 takes -HostnameOverride for the second way"}}
 	}
-	f.Evidence = []string{hostPath}
+	f = f.Citing(hostPath)
 	return f
 }
 
@@ -131,8 +131,7 @@ func (nodeIP) Check(c C) Finding {
 	default:
 		why := internalAdapter(holder, self.Spec.PodCIDR)
 		if why == "" && (!candPeer || string(cand.IPAddress) == want || sharesPeerSubnet(holder, nodes, node)) {
-			f = c.Pass(fmt.Sprintf("InternalIP %s is on %q", want, holder.InterfaceAlias))
-			f.Evidence = cites
+			f = c.Pass(fmt.Sprintf("InternalIP %s is on %q", want, holder.InterfaceAlias), cites...)
 			return f
 		}
 		if why == "" {
@@ -157,7 +156,7 @@ func (nodeIP) Check(c C) Finding {
 		},
 		Notes: []string{"the SDN scripts pass Get-MgmtIpAddress; sig-windows-tools takes NODE_IP",
 			"routes to this node's podCIDR on the other nodes use the InternalIP: re-check NET-ROUTES on them afterwards"}}
-	f.Evidence = cites
+	f = f.Citing(cites...)
 	return f
 }
 

@@ -105,8 +105,7 @@ func (podImageBuild) Check(c C) Finding {
 	if len(mine) == 0 {
 		return c.Skip("no pods on this node", v.cites...)
 	}
-	f := c.Judge(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine)))).With(v.details...)
-	f.Evidence = v.cites
+	f := c.Judge(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine))), v.cites...).With(v.details...)
 	if v.status >= Warn && (windowsFault || v.status == Warn) {
 		f.Fix = imageBuildFix(c.id, host, hostKnown)
 	}

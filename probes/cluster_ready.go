@@ -49,13 +49,10 @@ func (nodeReady) Check(c C) Finding {
 		}
 	}
 	if len(problems) == 0 {
-		f := c.Pass(fmt.Sprintf("Ready since %s", ready.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")))
-		f.Evidence = []string{evidence.PathNodes}
-		return f
+		return c.Pass(fmt.Sprintf("Ready since %s", ready.LastTransitionTime.UTC().Format("2006-01-02 15:04:05Z")), evidence.PathNodes)
 	}
-	f := c.Fail("node not healthy: " + strings.Join(problems, ", ")).With(details...)
+	f := c.Fail("node not healthy: "+strings.Join(problems, ", "), evidence.PathNodes).With(details...)
 	f.Fix = readyFix(c.id, node, hasReady && ready.Status == corev1.ConditionUnknown)
-	f.Evidence = []string{evidence.PathNodes}
 	return f
 }
 

@@ -74,16 +74,15 @@ func (nodeTaint) Check(c C) Finding {
 		f.Details = append(f.Details, "expected: a taint os=windows:NoSchedule (or node.kubernetes.io/os=windows:NoSchedule)",
 			"actual: taints "+taintList(self.Spec.Taints))
 		f.Fix = taintFix(c.id, node, taintKey(nodes), linux, dsPatches)
-		f.Evidence = cites
+		f = f.Citing(cites...)
 		return f
 	}
 	if len(linux) > 0 {
 		// The taint is there, yet they run: they tolerate everything (operator Exists).
-		f := c.Fail(fmt.Sprintf("Linux pods run here despite the taint %s: %s", taint.ToString(), strings.Join(linux, ", "))).With(details...)
+		f := c.Fail(fmt.Sprintf("Linux pods run here despite the taint %s: %s", taint.ToString(), strings.Join(linux, ", ")), cites...).With(details...)
 		f.Details = append(f.Details, "they tolerate every taint (tolerations: [{operator: Exists}] is common in system DaemonSets): give them a nodeSelector kubernetes.io/os: linux")
 		f.Fix = &Fix{ID: "linux-nodeselector", Title: "Keep the Linux DaemonSets off Windows nodes", Kind: Manual, Verify: c.id,
 			Commands: append(sortedValues(dsPatches), "kubectl delete pod -n <ns> <pod>   # pods not owned by a DaemonSet: fix their owner's nodeSelector")}
-		f.Evidence = cites
 		return f
 	}
 	if stuck, why := pendingUntolerated(pods, events, taint); len(stuck) > 0 {
@@ -96,14 +95,13 @@ func (nodeTaint) Check(c C) Finding {
 		f.Fix = &Fix{ID: "add-toleration", Title: "Add the Windows toleration to the Pending workloads", Kind: Manual, Verify: c.id,
 			Commands: []string{fmt.Sprintf("tolerations: [{key: %q, operator: Equal, value: %q, effect: %s}]   # in each workload's pod template", taint.Key, taint.Value, taint.Effect)},
 			Notes:    []string{"or a RuntimeClass whose scheduling.tolerations carries it, so every Windows workload gets it by naming the RuntimeClass"}}
-		f.Evidence = append(cites, evidence.PathEvents)
+		f = f.Citing(cites...).Citing(evidence.PathEvents)
 		return f
 	}
-	f := c.Pass(fmt.Sprintf("tainted %s; no Linux pods here, no Windows pods stuck on the taint", taint.ToString()))
+	f := c.Pass(fmt.Sprintf("tainted %s; no Linux pods here, no Windows pods stuck on the taint", taint.ToString()), cites...)
 	if note != "" {
 		f.Details = append(f.Details, note)
 	}
-	f.Evidence = cites
 	return f
 }
 

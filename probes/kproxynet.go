@@ -23,17 +23,13 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	}
 	name, src := c.kubeProxyNetwork()
 	if name == "" {
-		f := c.Skip("kube-proxy's network name is not in the evidence").With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
-		f.Evidence = []string{netPath}
-		return f
+		return c.Skip("kube-proxy's network name is not in the evidence", netPath).With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
 	}
 	cites := []string{netPath, src}
 	if n, ok := decode.FindNetwork(nets, name); ok {
-		f := c.Pass(fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type))
-		f.Evidence = cites
-		return f
+		return c.Pass(fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name)).With("expected: one of "+netList(nets), "actual: "+name+" (from "+src+")", "kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
+	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name), cites...).With("expected: one of "+netList(nets), "actual: "+name+" (from "+src+")", "kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
 	target := ""
 	if plan, ok := c.plan(); ok {
 		if _, exists := decode.FindNetwork(nets, plan.name); exists {
@@ -51,7 +47,6 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	if target != "" {
 		f.Fix = kubeProxyNetworkFix(c, c.id, target)
 	}
-	f.Evidence = cites
 	return f
 }
 

@@ -42,16 +42,14 @@ func (leftovers) Check(c C) Finding {
 	}
 	cites := []string{ctrPath, evidence.PathPods}
 	if len(orphans) == 0 {
-		f := c.Pass(fmt.Sprintf("%d container(s), all of pods the API has on this node", len(ctrs)))
-		f.Evidence = cites
-		return f
+		return c.Pass(fmt.Sprintf("%d container(s), all of pods the API has on this node", len(ctrs)), cites...)
 	}
 	names := make([]string, 0, len(orphans))
 	for n, uid := range orphans {
 		names = append(names, n+" (uid "+uid+")")
 	}
 	sort.Strings(names)
-	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans))).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)", "actual leftovers: "+strings.Join(names, ", "))
+	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans)), cites...).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)", "actual leftovers: "+strings.Join(names, ", "))
 	svcs, _ := optional(c, evidence.Services())
 	runtime := "containerd"
 	if _, ok := decode.FindService(svcs, "docker"); ok {
@@ -67,6 +65,5 @@ func (leftovers) Check(c C) Finding {
 		Notes:      []string{"one by one instead: docker rm -f <id>, or crictl stopp <id>; crictl rmp <id>", "a VHD still attached after this needs a reboot"},
 		Precheck:   "leftover containers still present",
 	}
-	f.Evidence = cites
 	return f
 }

@@ -74,11 +74,9 @@ func (pauseImage) Check(c C) Finding {
 	}
 	cites := []string{imgPath, sb.source}
 	if _, ok := decode.FindImage(imgs, sb.ref); ok {
-		f := c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime))
-		f.Evidence = cites
-		return f
+		return c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref)).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source), "actual: "+tagList(imgs), "pods stay in ContainerCreating with FailedCreatePodSandBox")
+	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref), cites...).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source), "actual: "+tagList(imgs), "pods stay in ContainerCreating with FailedCreatePodSandBox")
 	var choices []*Fix
 	if nano, ok := nanoserverTrap(imgs); ok {
 		f.Details = append(f.Details, fmt.Sprintf("trap: the SDN pause Dockerfile builds FROM %s with no tag (implicit :latest, not published since 2019); this node has it only as %s", nanoserverRepo, nano))
@@ -92,7 +90,6 @@ func (pauseImage) Check(c C) Finding {
 		f.Fix = &Fix{ID: "pause-image", Title: "Provide the pause image (choose one)", Kind: choices[0].Kind,
 			Verify: c.id, Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
 	}
-	f.Evidence = cites
 	return f
 }
 
@@ -217,12 +214,9 @@ func (pauseBuild) Check(c C) Finding {
 	hb, _ := host.Build()
 	cites := []string{imgPath, hostPath}
 	if decode.Compatible(hb, imgBuild) {
-		f := c.Pass(fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()))
-		f.Evidence = cites
-		return f
+		return c.Pass(fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb))).With(fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()), fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion), "process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
+	f := c.Fail(fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb)), cites...).With(fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()), fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion), "process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
 	f.Fix = multiArchFix(c.id, sb)
-	f.Evidence = cites
 	return f
 }

@@ -55,23 +55,20 @@ func (reboot) Check(c C) Finding {
 		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
 			Params: auto.Params, Commands: auto.Commands, Verify: c.id,
 			Choices: []*Fix{auto, deleteNodeFix(node)}}
-		f.Evidence = cites
+		f = f.Citing(cites...)
 		return f
 	}
 	if len(foreground) > 0 {
 		f := c.Warn(fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
-			strings.Join(foreground, " and "))).With("the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
+			strings.Join(foreground, " and ")), cites...).With("the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
 		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: c.id,
 			Commands: []string{
 				"C:\\k\\register-svc.ps1   # microsoft/SDN Kubernetes/flannel: registers kubelet, kube-proxy, flanneld with nssm",
 				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
 			}}
-		f.Evidence = cites
 		return f
 	}
-	f := c.Pass("kubelet, kube-proxy and the runtime are services that start automatically")
-	f.Evidence = cites
-	return f
+	return c.Pass("kubelet, kube-proxy and the runtime are services that start automatically", cites...)
 }
 
 // rebootStory says, when the evidence shows it, that the node rebooted after the kubelet

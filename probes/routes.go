@@ -47,9 +47,7 @@ func (routes) Check(c C) Finding {
 	sort.Slice(want, func(i, j int) bool { return want[i].prefix < want[j].prefix })
 	cites := []string{routePath, evidence.PathNodes}
 	if len(want) == 0 {
-		f := c.Skip("no other node has a podCIDR and an InternalIP to route to")
-		f.Evidence = cites
-		return f
+		return c.Skip("no other node has a podCIDR and an InternalIP to route to", cites...)
 	}
 	var missing []wantRoute
 	var details []string
@@ -65,14 +63,10 @@ func (routes) Check(c C) Finding {
 		}
 	}
 	if len(missing) == 0 && len(details) == 0 {
-		f := c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)))
-		f.Evidence = cites
-		return f
+		return c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)), cites...)
 	}
 	if len(missing) == 0 {
-		f := c.Warn("routes to peer pod CIDRs use unexpected next hops").With(details...)
-		f.Evidence = cites
-		return f
+		return c.Warn("routes to peer pod CIDRs use unexpected next hops", cites...).With(details...)
 	}
 	prefixes := make([]string, len(missing))
 	for i, m := range missing {
@@ -85,7 +79,7 @@ func (routes) Check(c C) Finding {
 	} else {
 		f.Fix = routesFix(c, c.id, self.Status.Addresses, missing)
 	}
-	f.Evidence = append(cites, c.Path(evidence.IPAddresses()))
+	f = f.Citing(cites...).Citing(c.Path(evidence.IPAddresses()))
 	return f
 }
 

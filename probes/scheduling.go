@@ -32,7 +32,7 @@ func (scheduling) Check(c C) Finding {
 	default:
 		f = c.Pass("node is registered and schedulable")
 	}
-	f.Evidence = []string{evidence.PathNodes}
+	f = f.Citing(evidence.PathNodes)
 	return f
 }
 

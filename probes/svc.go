@@ -96,7 +96,7 @@ func (p service) Check(c C) Finding {
 			strings.Join(p.comp.services, "/"), strings.Join(p.comp.processes, "/"))).With("on SDN-script nodes run C:\\k\\start.ps1 again; elsewhere register the service (nssm install or sc.exe create)")
 		f.Fix = registerFix(p.id, p.comp)
 	}
-	f.Evidence = []string{svcPath, procPath}
+	f = f.Citing(svcPath, procPath)
 	return f
 }
 
