@@ -127,7 +127,8 @@ func (nodeIP) Check(c C) Finding {
 	case want == "":
 		f = c.Fail("the node registered no InternalIP address")
 	case !found:
-		f = c.Fail(fmt.Sprintf("InternalIP %s is not an address of this host", want)).With("expected: the InternalIP among the host's addresses", "actual: "+addrList(ips))
+		f = c.Fail(fmt.Sprintf("InternalIP %s is not an address of this host", want)).With("expected: the InternalIP among the host's addresses",
+			"actual: "+addrList(ips))
 	default:
 		why := internalAdapter(holder, self.Spec.PodCIDR)
 		if why == "" && (!candPeer || string(cand.IPAddress) == want || sharesPeerSubnet(holder, nodes, node)) {
@@ -136,15 +137,17 @@ func (nodeIP) Check(c C) Finding {
 		}
 		if why == "" {
 			// Multi-NIC: a usable adapter, but not the one the other nodes share a subnet with.
-			f = c.Warn(fmt.Sprintf("InternalIP %s is on %q, which shares no subnet with the other nodes", want, holder.InterfaceAlias)).With("expected: the address in the other nodes' subnet", "actual: "+addrList(ips))
+			f = c.Warn(fmt.Sprintf("InternalIP %s is on %q, which shares no subnet with the other nodes", want, holder.InterfaceAlias)).With("expected: the address in the other nodes' subnet",
+				"actual: "+addrList(ips))
 			break
 		}
-		f = c.Fail(fmt.Sprintf("InternalIP %s is on %q: %s", want, holder.InterfaceAlias, why)).With("expected: the address of the cluster-facing adapter (the host NIC, or vEthernet (Ethernet) once an L2Bridge/overlay network took it over)", "actual: "+addrList(ips))
+		f = c.Fail(fmt.Sprintf("InternalIP %s is on %q: %s", want, holder.InterfaceAlias, why)).With("expected: the address of the cluster-facing adapter (the host NIC, or vEthernet (Ethernet) once an L2Bridge/overlay network took it over)",
+			"actual: "+addrList(ips))
 	}
 	if cand.IPAddress != "" {
-		f.Details = append(f.Details, fmt.Sprintf("the right-looking address is %s on %q (%s)", cand.IPAddress, cand.InterfaceAlias, candWhy))
+		f = f.With(fmt.Sprintf("the right-looking address is %s on %q (%s)", cand.IPAddress, cand.InterfaceAlias, candWhy))
 	}
-	f.Details = append(f.Details, "the apiserver reaches the kubelet (logs, exec, port-forward) and peers route this node's pods through the InternalIP")
+	f = f.With("the apiserver reaches the kubelet (logs, exec, port-forward) and peers route this node's pods through the InternalIP")
 	ip := string(cand.IPAddress)
 	if ip == "" {
 		ip = "<cluster-facing IP>"

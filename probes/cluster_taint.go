@@ -67,11 +67,11 @@ func (nodeTaint) Check(c C) Finding {
 		var f Finding
 		if len(linux) > 0 {
 			f = c.Fail(fmt.Sprintf("no Windows taint, and Linux pods landed here: %s", strings.Join(linux, ", "))).With(details...)
-			f.Details = append(f.Details, "they fail with ImagePullBackOff or \"no matching manifest for windows/amd64\", and leak HNS endpoints")
+			f = f.With("they fail with ImagePullBackOff or \"no matching manifest for windows/amd64\", and leak HNS endpoints")
 		} else {
 			f = c.Warn("no os=windows:NoSchedule taint: any Linux pod without an OS nodeSelector may be scheduled here")
 		}
-		f.Details = append(f.Details, "expected: a taint os=windows:NoSchedule (or node.kubernetes.io/os=windows:NoSchedule)",
+		f = f.With("expected: a taint os=windows:NoSchedule (or node.kubernetes.io/os=windows:NoSchedule)",
 			"actual: taints "+taintList(self.Spec.Taints))
 		f.Fix = taintFix(c.id, node, taintKey(nodes), linux, dsPatches)
 		f = f.Citing(cites...)
@@ -80,17 +80,17 @@ func (nodeTaint) Check(c C) Finding {
 	if len(linux) > 0 {
 		// The taint is there, yet they run: they tolerate everything (operator Exists).
 		f := c.Fail(fmt.Sprintf("Linux pods run here despite the taint %s: %s", taint.ToString(), strings.Join(linux, ", ")), cites...).With(details...)
-		f.Details = append(f.Details, "they tolerate every taint (tolerations: [{operator: Exists}] is common in system DaemonSets): give them a nodeSelector kubernetes.io/os: linux")
+		f = f.With("they tolerate every taint (tolerations: [{operator: Exists}] is common in system DaemonSets): give them a nodeSelector kubernetes.io/os: linux")
 		f.Fix = &Fix{ID: "linux-nodeselector", Title: "Keep the Linux DaemonSets off Windows nodes", Kind: Manual, Verify: c.id,
 			Commands: append(sortedValues(dsPatches), "kubectl delete pod -n <ns> <pod>   # pods not owned by a DaemonSet: fix their owner's nodeSelector")}
 		return f
 	}
 	if stuck, why := pendingUntolerated(pods, events, taint); len(stuck) > 0 {
 		f := c.Fail(fmt.Sprintf("Windows pods Pending: they do not tolerate %s: %s", taint.ToString(), strings.Join(stuck, ", "))).With(why...)
-		f.Details = append(f.Details, fmt.Sprintf("expected: a toleration {key: %s, operator: Equal, value: %s, effect: %s} and nodeSelector kubernetes.io/os: windows",
+		f = f.With(fmt.Sprintf("expected: a toleration {key: %s, operator: Equal, value: %s, effect: %s} and nodeSelector kubernetes.io/os: windows",
 			taint.Key, taint.Value, taint.Effect))
 		if note != "" {
-			f.Details = append(f.Details, note)
+			f = f.With(note)
 		}
 		f.Fix = &Fix{ID: "add-toleration", Title: "Add the Windows toleration to the Pending workloads", Kind: Manual, Verify: c.id,
 			Commands: []string{fmt.Sprintf("tolerations: [{key: %q, operator: Equal, value: %q, effect: %s}]   # in each workload's pod template", taint.Key, taint.Value, taint.Effect)},
@@ -100,7 +100,7 @@ func (nodeTaint) Check(c C) Finding {
 	}
 	f := c.Pass(fmt.Sprintf("tainted %s; no Linux pods here, no Windows pods stuck on the taint", taint.ToString()), cites...)
 	if note != "" {
-		f.Details = append(f.Details, note)
+		f = f.With(note)
 	}
 	return f
 }

@@ -29,7 +29,9 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	if n, ok := decode.FindNetwork(nets, name); ok {
 		return c.Pass(fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name), cites...).With("expected: one of "+netList(nets), "actual: "+name+" (from "+src+")", "kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
+	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name), cites...).With("expected: one of "+netList(nets),
+		"actual: "+name+" (from "+src+")",
+		"kube-proxy logs 'Unable to find Hns Network specified by "+name+"'; Services do not work on this node")
 	target := ""
 	if plan, ok := c.plan(); ok {
 		if _, exists := decode.FindNetwork(nets, plan.name); exists {

@@ -49,7 +49,8 @@ func (leftovers) Check(c C) Finding {
 		names = append(names, n+" (uid "+uid+")")
 	}
 	sort.Strings(names)
-	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans)), cites...).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)", "actual leftovers: "+strings.Join(names, ", "))
+	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans)), cites...).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)",
+		"actual leftovers: "+strings.Join(names, ", "))
 	svcs, _ := optional(c, evidence.Services())
 	runtime := "containerd"
 	if _, ok := decode.FindService(svcs, "docker"); ok {

@@ -76,10 +76,12 @@ func (pauseImage) Check(c C) Finding {
 	if _, ok := decode.FindImage(imgs, sb.ref); ok {
 		return c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref), cites...).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source), "actual: "+tagList(imgs), "pods stay in ContainerCreating with FailedCreatePodSandBox")
+	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref), cites...).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source),
+		"actual: "+tagList(imgs),
+		"pods stay in ContainerCreating with FailedCreatePodSandBox")
 	var choices []*Fix
 	if nano, ok := nanoserverTrap(imgs); ok {
-		f.Details = append(f.Details, fmt.Sprintf("trap: the SDN pause Dockerfile builds FROM %s with no tag (implicit :latest, not published since 2019); this node has it only as %s", nanoserverRepo, nano))
+		f = f.With(fmt.Sprintf("trap: the SDN pause Dockerfile builds FROM %s with no tag (implicit :latest, not published since 2019); this node has it only as %s", nanoserverRepo, nano))
 		choices = append(choices, buildPauseFix(c.id, nano, sb.ref))
 	} else if src, ok := sameRepo(imgs, sb.ref); ok {
 		choices = append(choices, tagFix(c.id, sb.runtime, src, sb.ref))
@@ -216,7 +218,9 @@ func (pauseBuild) Check(c C) Finding {
 	if decode.Compatible(hb, imgBuild) {
 		return c.Pass(fmt.Sprintf("pause image build %s runs on host %s", img.OSVersion, host.Version()), cites...)
 	}
-	f := c.Fail(fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb)), cites...).With(fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()), fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion), "process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
+	f := c.Fail(fmt.Sprintf("%s pause image on a %s host", decode.BuildName(imgBuild), decode.BuildName(hb)), cites...).With(fmt.Sprintf("expected: an image built for 10.0.%d (host %s)", hb, host.Version()),
+		fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion),
+		"process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
 	f.Fix = multiArchFix(c.id, sb)
 	return f
 }

@@ -137,7 +137,7 @@ func reachFinding(node string, ev evidence.Evidence) Finding {
 	b, _ := ev.Read(p)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	f := Finding{Probe: ReachID, Node: node, Status: Error, Summary: "node not reachable: " + lines[0], Evidence: []string{p}}
-	f.Details = append(f.Details, lines[1:]...)
+	f = f.With(lines[1:]...)
 	return f
 }
 

@@ -48,7 +48,7 @@ func (reboot) Check(c C) Finding {
 		f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
 			strings.Join(stopped, ", "))).With(details...)
 		if reboot := c.rebootStory(); reboot != "" {
-			f.Details = append(f.Details, reboot)
+			f = f.With(reboot)
 			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
 		}
 		auto := autostartFix(c.id, stopped)

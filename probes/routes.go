@@ -73,9 +73,9 @@ func (routes) Check(c C) Finding {
 		prefixes[i] = m.prefix
 	}
 	f := c.Fail(fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", "))).With(details...)
-	f.Details = append(f.Details, "pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
+	f = f.With("pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
 	if c.podNetworkMissing() {
-		f.Details = append(f.Details, "add them once the HNS pod network exists (HNS-NETWORK): routes added now land on an interface the network's creation replaces")
+		f = f.With("add them once the HNS pod network exists (HNS-NETWORK): routes added now land on an interface the network's creation replaces")
 	} else {
 		f.Fix = routesFix(c, c.id, self.Status.Addresses, missing)
 	}

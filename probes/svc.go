@@ -84,9 +84,10 @@ func (p service) Check(c C) Finding {
 	case st.hasProc:
 		f = c.Pass(fmt.Sprintf("%s runs as a foreground process (pid %d), not as a service", p.comp.label, st.proc.ProcessId)).With("the SDN start scripts run it this way; see SVC-REBOOT for what happens after a reboot")
 	case st.hasSvc:
-		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running", fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
+		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running",
+			fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
 		if st.svc.StartType == "Automatic" {
-			f.Details = append(f.Details, "it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
+			f = f.With("it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {
 			f.Fix = autostartFix(p.id, []string{st.svc.Name})
