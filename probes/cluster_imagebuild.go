@@ -44,11 +44,11 @@ func (podImageBuild) Check(c C) Finding {
 		return *bad
 	}
 	if !decode.IsWindows(self) {
-		return c.Skip("not a Windows node")
+		return c.Skip("not a Windows node", evidence.PathNodes)
 	}
-	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
-	if err != nil {
-		return c.problem(evidence.PathPods, err)
+	pods, _, bad := need(c, evidence.Pods())
+	if bad != nil {
+		return *bad
 	}
 	events, note := optionalNote(c, evidence.Events())
 	host, hostVer, hostKnown := nodeBuild(self)

@@ -40,12 +40,11 @@ func (nodeTaint) Check(c C) Finding {
 		return *bad
 	}
 	if !decode.IsWindows(self) {
-		return c.Skip("not a Windows node")
+		return c.Skip("not a Windows node", evidence.PathNodes)
 	}
-	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
-	if err != nil {
-		f := c.problem(evidence.PathPods, err)
-		return f
+	pods, _, bad := need(c, evidence.Pods())
+	if bad != nil {
+		return *bad
 	}
 	events, note := optionalNote(c, evidence.Events())
 	cites := []string{evidence.PathNodes, evidence.PathPods}

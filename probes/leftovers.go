@@ -24,9 +24,9 @@ func (leftovers) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	pods, err := evidence.Get(c.ev, c.node, evidence.Pods())
-	if err != nil {
-		return c.problem(evidence.PathPods, err)
+	pods, _, bad := need(c, evidence.Pods())
+	if bad != nil {
+		return *bad
 	}
 	live := map[string]bool{}
 	for _, pod := range pods {

@@ -63,7 +63,7 @@ func (c C) kubeProxyNetwork() (name, source string) {
 			}
 		}
 	}
-	if log, err := c.ev.Read(c.Path(evidence.KubeProxyLog())); err == nil {
+	if log, ok := optional(c, evidence.KubeProxyLog()); ok {
 		if v := networkFromLog(string(log)); v != "" {
 			return v, c.Path(evidence.KubeProxyLog())
 		}

@@ -30,7 +30,7 @@ func (routes) Check(c C) Finding {
 		return *bad
 	}
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
-		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes")
+		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
 	}
 	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {

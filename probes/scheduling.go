@@ -18,9 +18,9 @@ func (scheduling) Spec() Spec {
 
 func (scheduling) Check(c C) Finding {
 	node := c.node
-	nodes, err := evidence.Get(c.ev, c.node, evidence.Nodes())
-	if err != nil {
-		return c.problem(evidence.PathNodes, err)
+	nodes, _, bad := need(c, evidence.Nodes())
+	if bad != nil {
+		return *bad
 	}
 	var f Finding
 	self, err := decode.FindNode(nodes, node)
