@@ -14,7 +14,7 @@ func ContractTable() string {
 	b.WriteString("| evidence path | command that produces it | format | collected |\n|---|---|---|---|\n")
 	for _, k := range All() {
 		m := k.Meta()
-		when := "every run"
+		when := "by the probes that read it"
 		if m.SnapshotOnly {
 			when = "snapshot only"
 		}
