@@ -71,7 +71,8 @@ func (m *Memo) Put(path, typ string, v any) {
 	m.m[path][typ] = v
 }
 
-// Forget drops what was decoded from a path (it changed).
+// Forget drops what was decoded from a path (it changed). A changed .err companion
+// changes how its file is judged, so it drops the file's entry too.
 func (m *Memo) Forget(paths ...string) {
 	if m == nil {
 		return
@@ -81,6 +82,7 @@ func (m *Memo) Forget(paths ...string) {
 	for _, p := range paths {
 		delete(m.m, p)
 		delete(m.m, p+ErrSuffix)
+		delete(m.m, strings.TrimSuffix(p, ErrSuffix))
 	}
 }
 

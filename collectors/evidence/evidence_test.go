@@ -91,3 +91,17 @@ func TestGet(t *testing.T) {
 		t.Errorf("snapshot files %v", SnapshotNodeFiles())
 	}
 }
+
+// TestMemoForgetsOnErrCompanion: a .err arriving later makes its file not collected.
+func TestMemoForgetsOnErrCompanion(t *testing.T) {
+	fsys := fstest.MapFS{"nodes/w/images.json": {Data: []byte(`[]`)}}
+	ev := Evidence{FS: fsys, Memo: NewMemo()}
+	if _, err := Get(ev, "w", Images()); err != nil {
+		t.Fatal(err)
+	}
+	fsys["nodes/w/images.json.err"] = &fstest.MapFile{Data: []byte("exit 1\ncrictl failed\n")}
+	ev.Memo.Forget("nodes/w/images.json.err")
+	if _, err := Get(ev, "w", Images()); err == nil {
+		t.Error("the memo kept images.json as collected after its .err arrived")
+	}
+}
