@@ -5,5 +5,9 @@ $new = [regex]::Replace($text, '(?m)^(\s*sandbox(_image)?\s*=\s*)".*"', { param(
 if ($new -eq $text) { throw "no sandbox_image line in $f" }
 Copy-Item -LiteralPath $f -Destination "$f.bak" -Force
 [IO.File]::WriteAllText($f, $new)
-& crictl pull $Image
+# crictl gets the endpoints explicitly: with none configured it warns on stderr, which a
+# sweep keeps as a note only (kubernetes-sigs/cri-tools#703).
+$cri = 'npipe:////./pipe/containerd-containerd'
+& crictl --runtime-endpoint $cri --image-endpoint $cri pull $Image
+if ($LASTEXITCODE) { throw "crictl pull $Image exited $LASTEXITCODE" }
 Restart-Service containerd -Force

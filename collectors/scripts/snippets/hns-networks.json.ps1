@@ -1,4 +1,4 @@
-if (-not (Get-Command Get-HnsNetwork -ErrorAction SilentlyContinue)) {
-    foreach ($m in 'C:\k\hns.v2.psm1', 'C:\k\hns.psm1') { if (Test-Path $m) { Import-Module $m -DisableNameChecking; break } }
-}
-ConvertTo-Json -Depth 8 -InputObject @(Get-HnsNetwork)
+# wts:may-hang: HNS calls block while the Host Network Service is wedged.
+# Get-HnsNetwork | ConvertTo-Json in the v1 schema; Get-WtsHns finds the command and asks
+# hns.v2.psm1 for -Version 1 (its default is v2). Always a JSON array.
+ConvertTo-Json -Depth 8 -InputObject @(Get-WtsHns -Command 'Get-HnsNetwork')
