@@ -97,6 +97,12 @@ const clmAdvice = `a WDAC or AppLocker policy blocks the sweep (it needs [Consol
 // LanguageModeRefusal is the start of the error the bootstrap throws outside FullLanguage.
 const LanguageModeRefusal = "PowerShell runs in "
 
+// RefuseLanguageMode is the bootstrap's error text for a language mode on a computer (the
+// fake node's side).
+func RefuseLanguageMode(mode, computer string) string {
+	return LanguageModeRefusal + mode + " mode on " + computer + ": " + clmAdvice
+}
+
 // CommandLine is the command run on the node; the sweep script goes on its stdin.
 func CommandLine() string {
 	return "powershell.exe -NoLogo -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand " +

@@ -3,6 +3,7 @@ package winrm
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -54,7 +55,7 @@ func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
 func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transport.Command) (out transport.Output, commandID, op string, err error) {
 	// masterzen wraps the command in CDATA; a "]]>" inside must be split across sections.
 	line := strings.ReplaceAll(cmd.CommandLine, "]]>", "]]]]><![CDATA[>")
-	reply, err := t.call(ctx, mz.NewExecuteCommandRequest(t.url, shellID, line, nil, t.params))
+	reply, err := t.call(ctx, t.commandRequest(shellID, line, len(cmd.Stdin) > 0))
 	if err != nil {
 		return out, "", "start command", err
 	}
@@ -77,17 +78,58 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		if errors.As(err, &fe) && fe.wsman == faultTimedOut {
 			continue // still running: Windows answers every OperationTimeout so clients poll
 		}
+		// What arrived before a failure is returned with it: a sweep keeps the frames it has.
+		partial := transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 		if err != nil {
-			return out, commandID, "receive output", err
+			return partial, commandID, "receive output", err
 		}
 		done, code, err := parseReceive(reply, &stdout, &stderr)
 		if err != nil {
-			return out, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
+			return partial, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
 		}
 		if done {
 			return transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: code}, commandID, "", nil
 		}
 	}
+}
+
+// commandRequest is masterzen's NewExecuteCommandRequest with one change: a command that
+// is sent stdin gets it in pipe mode (WINRS_CONSOLEMODE_STDIN FALSE, MS-WSMV 3.1.4.11),
+// as Ansible's winrm connection does (console_mode_stdin=(stdin_iterator is None)).
+// masterzen always asks for console mode, where input is line-edited and its end may
+// never reach a program reading to end-of-input.
+func (t *winrmTransport) commandRequest(shellID, line string, withStdin bool) *soap.SoapMessage {
+	consoleMode := "TRUE"
+	if withStdin {
+		consoleMode = "FALSE"
+	}
+	msg := soap.NewMessage()
+	msg.Header().
+		To(t.url).
+		ReplyTo("http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous").
+		MaxEnvelopeSize(t.params.EnvelopeSize).
+		Id(messageID()).
+		Locale(t.params.Locale).
+		Timeout(t.params.Timeout).
+		Action("http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Command").
+		ResourceURI("http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd").
+		ShellId(shellID).
+		AddOption(soap.NewHeaderOption("WINRS_CONSOLEMODE_STDIN", consoleMode)).
+		AddOption(soap.NewHeaderOption("WINRS_SKIP_CMD_SHELL", "FALSE")).
+		Build()
+	body := msg.CreateBodyElement("CommandLine", soap.DOM_NS_WIN_SHELL)
+	// CDATA keeps & and < intact; runIn has split any "]]>" in the line.
+	msg.CreateElement(body, "Command", soap.DOM_NS_WIN_SHELL).SetContent("<![CDATA[" + line + "]]>")
+	return msg
+}
+
+// messageID is a WS-Addressing MessageID: a random (version 4) UUID.
+func messageID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("uuid:%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 func (t *winrmTransport) signal(ctx context.Context, shellID, commandID string) error {
