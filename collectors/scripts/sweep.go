@@ -46,25 +46,8 @@ func limitSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
-// prelude runs every call in a runspace of its own process, started with BeginInvoke and
-// waited on with a bounded AsyncWaitHandle.WaitOne (System.Management.Automation.PowerShell,
-// available since PowerShell 2.0), so a call that overruns is stopped and costs its own
-// frame only. Calls share one runspace until one is abandoned; BeginStop does not wait,
-// because a call blocked in native code may never return, and [Environment]::Exit ends
-// the process at the end so no abandoned thread keeps the command running.
-//
-// Inside the call, native stderr (docker's and crictl's warnings arrive as
-// NativeCommandError records) is a failure only when $LASTEXITCODE is non-zero, else it is
-// kept as a note with the warnings (stream 3): in Windows PowerShell 5.1 every native
-// stderr line becomes an error record even at exit 0 (about_Redirection).
-const prelude = `# wts:sweep v1
-$ProgressPreference = 'SilentlyContinue'
-$ErrorActionPreference = 'Continue'
-# Native tools print UTF-8, and PowerShell decodes their output with the console's encoding.
-# Remotely the setter can throw "The handle is invalid"; frames are ASCII, so go on without.
-try { [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false } catch { }
-$WtsState = @{ Runspace = $null; Abandoned = $false; Helpers = @'
-$ProgressPreference = 'SilentlyContinue'
+// helpers are defined in each call's runspace: functions snippets share.
+const helpers = `$ProgressPreference = 'SilentlyContinue'
 function Read-WtsTail([string[]]$Paths, [long]$MaxBytes, [string]$What) {
     # The newest matching log, its last MaxBytes bytes read from the end (logs can be
     # gigabytes), opened shared because the service keeps writing it.
@@ -101,7 +84,27 @@ function Get-WtsHns([string]$Command) {
     if ($c.Parameters -and $c.Parameters.ContainsKey('Version')) { $a.Version = 1 }
     & $c @a
 }
-'@ }
+`
+
+// prelude runs every call in a runspace of its own process, started with BeginInvoke and
+// waited on with a bounded AsyncWaitHandle.WaitOne (System.Management.Automation.PowerShell,
+// available since PowerShell 2.0), so a call that overruns is stopped and costs its own
+// frame only. Calls share one runspace until one is abandoned; BeginStop does not wait,
+// because a call blocked in native code may never return, and [Environment]::Exit ends
+// the process at the end so no abandoned thread keeps the command running.
+//
+// Inside the call, native stderr (docker's and crictl's warnings arrive as
+// NativeCommandError records) is a failure only when $LASTEXITCODE is non-zero, else it is
+// kept as a note with the warnings (stream 3): in Windows PowerShell 5.1 every native
+// stderr line becomes an error record even at exit 0 (about_Redirection).
+const prelude = `# wts:sweep v1
+$ProgressPreference = 'SilentlyContinue'
+$ErrorActionPreference = 'Continue'
+# Native tools print UTF-8, and PowerShell decodes their output with the console's encoding.
+# Remotely the setter can throw "The handle is invalid"; frames are ASCII, so go on without.
+try { [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false } catch { }
+$WtsState = @{ Runspace = $null; Abandoned = $false; Helpers = @'
+` + helpers + `'@ }
 function ConvertTo-WtsBase64([string[]]$Lines, [string]$Sep) {
     [Convert]::ToBase64String((New-Object System.Text.UTF8Encoding $false).GetBytes(($Lines -join $Sep)))
 }

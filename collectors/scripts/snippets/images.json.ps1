@@ -1,7 +1,7 @@
 # wts:may-hang: docker and crictl block when the runtime's named pipe does not answer.
 # The runtime is chosen by its running service, as in containers.json; crictl gets both
 # endpoints explicitly (older crictl warns "image connect using default endpoints" otherwise).
-$running = @(Get-Service -Name docker, containerd -ErrorAction SilentlyContinue | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
+$running = @(Get-Service -Name 'docker', 'containerd' -ErrorAction SilentlyContinue | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
 $cri = 'npipe:////./pipe/containerd-containerd'
 if ($running -contains 'docker' -or (-not $running.Count -and (Get-Command docker -ErrorAction SilentlyContinue))) {
     $ids = @(docker images -q --no-trunc | Select-Object -Unique)
