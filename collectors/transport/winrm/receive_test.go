@@ -94,3 +94,16 @@ func BenchmarkTokenizeReceiveLarge(b *testing.B) {
 		}
 	}
 }
+
+func TestElementText(t *testing.T) {
+	slow := func(string) (string, error) { return "from-slow", nil }
+	created := `<s:Envelope><s:Body><x:ResourceCreated><w:SelectorSet><w:Selector Name="ShellId">AAA</w:Selector></w:SelectorSet>` +
+		`</x:ResourceCreated><rsp:Shell><rsp:ShellId>AAA</rsp:ShellId></rsp:Shell></s:Body></s:Envelope>`
+	if got, _ := elementText(created, "ShellId", slow); got != "AAA" {
+		t.Errorf("ShellId %q", got)
+	}
+	selectorOnly := `<s:Envelope><s:Body><w:Selector Name="ShellId">AAA</w:Selector></s:Body></s:Envelope>`
+	if got, _ := elementText(selectorOnly, "ShellId", slow); got != "from-slow" {
+		t.Errorf("without a ShellId element the slow parser must decide, got %q", got)
+	}
+}

@@ -43,7 +43,7 @@ func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := mz.ParseOpenShellResponse(reply)
+	id, err := elementText(reply, "ShellId", mz.ParseOpenShellResponse)
 	if err == nil && id == "" {
 		err = errors.New("the node's answer carries no ShellId")
 	}
@@ -59,7 +59,7 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 	if err != nil {
 		return out, "", "start command", err
 	}
-	if commandID, err = mz.ParseExecuteCommandResponse(reply); err != nil || commandID == "" {
+	if commandID, err = elementText(reply, "CommandId", mz.ParseExecuteCommandResponse); err != nil || commandID == "" {
 		return out, "", "start command", fmt.Errorf("the node's answer carries no CommandId (%v)", err)
 	}
 	// Without stdin we send nothing, as pywinrm does: the command then sees no input.
