@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -144,6 +145,28 @@ func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 		}
 		for _, e := range r.PS7 {
 			t.Errorf("%s:%d:%d: PowerShell 7 only (%s): %q", s.Name, e.Line, e.Column, e.Kind, e.Text)
+		}
+	}
+}
+
+// TestNoEmptyDriveQualifiedVariables: "$Name: text" is a parse error in PowerShell
+// ("Variable reference is not valid. ':' was not followed by a valid variable name
+// character"), which the tree-sitter grammar accepts; "${Name}: text" is meant.
+func TestNoEmptyDriveQualifiedVariables(t *testing.T) {
+	bad := regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*:([^A-Za-z0-9_:{]|$)`)
+	srcs := map[string]string{"bootstrap": BootstrapScript, "prelude": prelude}
+	for _, n := range append(Snippets(), Fixes()...) {
+		b, err := Body(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[n] = b
+	}
+	for name, src := range srcs {
+		for i, line := range strings.Split(src, "\n") {
+			if m := bad.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q: write ${...} before a colon\n\t%s", name, i+1, m, line)
+			}
 		}
 	}
 }

@@ -69,6 +69,22 @@ function Read-WtsTail([string[]]$Paths, [long]$MaxBytes, [string]$What) {
         $enc.GetString($buf, 0, $got).TrimStart([char]0xFEFF)
     } finally { $fs.Dispose() }
 }
+function Start-WtsService([string]$Name, [int]$TimeoutSec = 90, [switch]$Restart) {
+    # Start-Service and Restart-Service wait without a bound on a service stuck in
+    # StartPending or StopPending; ask, then wait at most TimeoutSec for each step
+    # (ServiceController.WaitForStatus throws System.ServiceProcess.TimeoutException).
+    $svc = Get-Service -Name $Name -ErrorAction Stop
+    $limit = [TimeSpan]::FromSeconds($TimeoutSec)
+    if ($Restart -and $svc.Status -ne 'Stopped') {
+        Stop-Service -InputObject $svc -Force -NoWait -ErrorAction Stop
+        try { $svc.WaitForStatus('Stopped', $limit) } catch { throw "$Name did not stop within $TimeoutSec s (it is $((Get-Service -Name $Name).Status))" }
+    }
+    $svc.Refresh()
+    if ($svc.Status -ne 'Running') {
+        if ($svc.Status -eq 'Stopped') { $svc.Start() }
+        try { $svc.WaitForStatus('Running', $limit) } catch { throw "$Name did not start within $TimeoutSec s (it is $((Get-Service -Name $Name).Status))" }
+    }
+}
 function Get-WtsHns([string]$Command) {
     # The built-in HostNetworkingService module where present, else the SDN scripts' modules:
     # hns.v2.psm1 exports Get-HnsNetwork and Get-HnsEndpoint (schema v2 unless -Version 1,

@@ -10,4 +10,4 @@ Copy-Item -LiteralPath $f -Destination "$f.bak" -Force
 $cri = 'npipe:////./pipe/containerd-containerd'
 & crictl --runtime-endpoint $cri --image-endpoint $cri pull $Image
 if ($LASTEXITCODE) { throw "crictl pull $Image exited $LASTEXITCODE" }
-Restart-Service containerd -Force
+Start-WtsService -Name containerd -Restart
