@@ -95,7 +95,8 @@ function Get-WtsHns([string]$Command) {
         if ($m -eq 'HostNetworkingService' -or (Test-Path $m)) { Import-Module $m -DisableNameChecking -ErrorAction SilentlyContinue }
     }
     $c = Get-Command $Command -ErrorAction SilentlyContinue
-    if (-not $c) { throw "$Command is not available: no HostNetworkingService module, and neither C:\k\hns.v2.psm1 nor C:\k\hns.psm1 provides it" }
+    # Worded as PowerShell's own error, which the probes' hints recognize.
+    if (-not $c) { throw "The term '$Command' is not recognized: no HostNetworkingService module, and neither C:\k\hns.v2.psm1 nor C:\k\hns.psm1 provides it" }
     $a = @{}
     if ($c.Parameters -and $c.Parameters.ContainsKey('Version')) { $a.Version = 1 }
     & $c @a
