@@ -185,18 +185,21 @@ const epilogue = `if ($WtsState.Abandoned) { [Console]::Out.Flush(); [Environmen
 // Calls that can hang run after the others, in their given order.
 func Sweep(calls []Call) (string, error) {
 	ordered := append([]Call(nil), calls...)
-	hangs := map[string]bool{}
+	bodies := make(map[string]string, len(calls))
 	for _, c := range ordered {
-		if _, err := Body(c.Name); err != nil {
+		body, err := Body(c.Name)
+		if err != nil {
 			return "", err
 		}
-		hangs[c.Name] = MayHang(c.Name)
+		bodies[c.Name] = body
 	}
-	sort.SliceStable(ordered, func(i, j int) bool { return !hangs[ordered[i].Name] && hangs[ordered[j].Name] })
+	hangs := func(c Call) bool { return strings.Contains(bodies[c.Name], mayHangMarker) }
+	sort.SliceStable(ordered, func(i, j int) bool { return !hangs(ordered[i]) && hangs(ordered[j]) })
 	var b strings.Builder
+	b.Grow(len(prelude) + 64*1024)
 	b.WriteString(prelude)
 	for _, c := range ordered {
-		body, _ := Body(c.Name)
+		body := bodies[c.Name]
 		params := c.Params
 		if params == nil {
 			params = map[string]any{}
