@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -28,7 +29,12 @@ const (
 func (t *winrmTransport) call(ctx context.Context, msg *soap.SoapMessage) (string, error) {
 	body := msg.String()
 	msg.Free()
-	resp, err := t.http.post(ctx, []byte(body))
+	return t.post(ctx, []byte(body))
+}
+
+// post sends one SOAP envelope already rendered.
+func (t *winrmTransport) post(ctx context.Context, body []byte) (string, error) {
+	resp, err := t.http.post(ctx, body)
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +73,7 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		chunk := rest[:min(len(rest), stdinChunk)]
 		rest = rest[len(chunk):]
 		// The last chunk carries End="true": no extra request to close stdin.
-		if _, err := t.call(ctx, mz.NewSendInputRequest(t.url, shellID, commandID, chunk, len(rest) == 0, t.params)); err != nil {
+		if _, err := t.post(ctx, t.sendRequest(shellID, commandID, chunk, len(rest) == 0)); err != nil {
 			return out, commandID, "send stdin", err
 		}
 	}
@@ -121,6 +127,41 @@ func (t *winrmTransport) commandRequest(shellID, line string, withStdin bool) *s
 	// CDATA keeps & and < intact; runIn has split any "]]>" in the line.
 	msg.CreateElement(body, "Command", soap.DOM_NS_WIN_SHELL).SetContent("<![CDATA[" + line + "]]>")
 	return msg
+}
+
+// sendRequest renders the Send of one stdin chunk as masterzen's NewSendInputRequest does,
+// as text: its DOM serializer escaped the ~128 KB of base64 a byte at a time, the
+// largest client cost of a sweep after Receive parsing.
+func (t *winrmTransport) sendRequest(shellID, commandID string, chunk []byte, eof bool) []byte {
+	esc := func(s string) string {
+		var b strings.Builder
+		_ = xml.EscapeText(&b, []byte(s))
+		return b.String()
+	}
+	var b strings.Builder
+	b.Grow(base64.StdEncoding.EncodedLen(len(chunk)) + 1500)
+	b.WriteString(`<?xml version="1.0" encoding="utf-8" ?>` + "\n" +
+		`<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" ` +
+		`xmlns:rsp="http://schemas.microsoft.com/wbem/wsman/1/windows/shell" xmlns:w="http://schemas.dmtf.org/wbem/wsman/1/wsman.xsd" ` +
+		`xmlns:p="http://schemas.microsoft.com/wbem/wsman/1/wsman.xsd"><env:Header><a:To>`)
+	b.WriteString(esc(t.url))
+	b.WriteString(`</a:To>` + "\n" + `<a:ReplyTo><a:Address mustUnderstand="true">http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</a:Address>` + "\n" +
+		`</a:ReplyTo>` + "\n" + `<w:MaxEnvelopeSize mustUnderstand="true">`)
+	b.WriteString(strconv.Itoa(t.params.EnvelopeSize))
+	b.WriteString(`</w:MaxEnvelopeSize>` + "\n" + `<w:OperationTimeout>` + esc(t.params.Timeout) + `</w:OperationTimeout>` + "\n" +
+		`<a:MessageID>` + messageID() + `</a:MessageID>` + "\n" +
+		`<w:Locale mustUnderstand="false" xml:lang="` + esc(t.params.Locale) + `"/><p:DataLocale mustUnderstand="false" xml:lang="` + esc(t.params.Locale) + `"/>` +
+		`<a:Action mustUnderstand="true">http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Send</a:Action>` + "\n" +
+		`<w:SelectorSet><w:Selector Name="ShellId">` + esc(shellID) + `</w:Selector>` + "\n" + `</w:SelectorSet>` + "\n" +
+		`<w:ResourceURI mustUnderstand="true">http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd</w:ResourceURI>` + "\n" +
+		`</env:Header>` + "\n" + `<env:Body><rsp:Send><rsp:Stream Name="stdin" CommandId="` + esc(commandID) + `"`)
+	if eof {
+		b.WriteString(` End="true"`)
+	}
+	b.WriteString(">")
+	b.WriteString(base64.StdEncoding.EncodeToString(chunk))
+	b.WriteString(`</rsp:Stream>` + "\n" + `</rsp:Send>` + "\n" + `</env:Body>` + "\n" + `</env:Envelope>` + "\n")
+	return []byte(b.String())
 }
 
 // messageID is a WS-Addressing MessageID: a random (version 4) UUID.
