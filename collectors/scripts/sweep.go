@@ -85,21 +85,19 @@ function Start-WtsService([string]$Name, [int]$TimeoutSec = 90, [switch]$Restart
         try { $svc.WaitForStatus('Running', $limit) } catch { throw "$Name did not start within $TimeoutSec s (it is $((Get-Service -Name $Name).Status))" }
     }
 }
-function Get-WtsHns([string]$Command) {
-    # The built-in HostNetworkingService module where present, else the SDN scripts' modules:
-    # hns.v2.psm1 exports Get-HnsNetwork and Get-HnsEndpoint (schema v2 unless -Version 1,
-    # as SDN's collectlogs.ps1 calls them), hns.psm1 exports Get-HNSPolicyList only. Keep
-    # importing until the command exists.
+function Use-WtsHns([string]$Command) {
+    # Makes an HNS command callable: the built-in HostNetworkingService module where
+    # present, else the SDN scripts' modules, imported until the command exists
+    # (hns.v2.psm1 exports Get-HnsNetwork and Get-HnsEndpoint, hns.psm1 Get-HNSPolicyList).
+    # hns.v2.psm1 answers in schema v2 unless called with -Version 1, as SDN's
+    # collectlogs.ps1 calls it, so where the command takes -Version it defaults to 1. A
+    # command still missing fails at its call with PowerShell's own CommandNotFoundException.
     foreach ($m in 'HostNetworkingService', 'C:\k\hns.v2.psm1', 'C:\k\hns.psm1') {
         if (Get-Command $Command -ErrorAction SilentlyContinue) { break }
         if ($m -eq 'HostNetworkingService' -or (Test-Path $m)) { Import-Module $m -DisableNameChecking -ErrorAction SilentlyContinue }
     }
     $c = Get-Command $Command -ErrorAction SilentlyContinue
-    # Worded as PowerShell's own error, which the probes' hints recognize.
-    if (-not $c) { throw "The term '$Command' is not recognized: no HostNetworkingService module, and neither C:\k\hns.v2.psm1 nor C:\k\hns.psm1 provides it" }
-    $a = @{}
-    if ($c.Parameters -and $c.Parameters.ContainsKey('Version')) { $a.Version = 1 }
-    & $c @a
+    if ($c -and $c.Parameters -and $c.Parameters.ContainsKey('Version')) { $global:PSDefaultParameterValues["${Command}:Version"] = 1 }
 }
 `
 
