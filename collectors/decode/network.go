@@ -6,7 +6,11 @@ import (
 	"strings"
 )
 
-// HNSNetwork is one network in the HNS v1 schema `Get-HnsNetwork | ConvertTo-Json` prints.
+// HNSNetwork is one network as `Get-HnsNetwork | ConvertTo-Json` prints it: the HNS v1
+// schema (the HostNetworkingService module, hns.v2.psm1 -Version 1) or schema v2
+// (hns.v2.psm1's default, HCN), whose subnets sit under Ipams[].Subnets[] with
+// IpAddressPrefix and whose adapter is a NetAdapterName policy. DecodeHNSNetworks folds v2
+// into the v1 fields, so probes read one shape.
 type HNSNetwork struct {
 	ID                 Str
 	Name               Str
@@ -15,6 +19,33 @@ type HNSNetwork struct {
 	ManagementIP       Str
 	NetworkAdapterName Str
 	State              Int
+	// Schema v2 only.
+	Ipams    []struct{ Subnets []HNSSubnet }
+	Policies []HNSPolicy
+}
+
+// HNSPolicy is a network policy of schema v2 ({"Type": ..., "Settings": {...}}). Other
+// shapes (v1 policies, "@{...}" strings from a shallow ConvertTo-Json) are kept as empty.
+type HNSPolicy struct {
+	Type               string
+	NetworkAdapterName string // Settings.NetworkAdapterName of a NetAdapterName policy
+}
+
+func (p *HNSPolicy) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Type     Str
+		Settings json.RawMessage
+	}
+	if json.Unmarshal(b, &raw) != nil {
+		*p = HNSPolicy{}
+		return nil
+	}
+	p.Type = string(raw.Type)
+	var set struct{ NetworkAdapterName Str }
+	if json.Unmarshal(raw.Settings, &set) == nil {
+		p.NetworkAdapterName = string(set.NetworkAdapterName)
+	}
+	return nil
 }
 
 // HNSSubnet is one subnet of a network. With PowerShell's default -Depth 2 a subnet can
@@ -36,11 +67,23 @@ func (s *HNSSubnet) UnmarshalJSON(b []byte) error {
 		s.AddressPrefix, s.GatewayAddress = kv["AddressPrefix"], kv["GatewayAddress"]
 		return nil
 	}
-	var raw struct{ AddressPrefix, GatewayAddress Str }
+	var raw struct {
+		AddressPrefix, GatewayAddress Str
+		IpAddressPrefix               Str // schema v2
+		Routes                        []struct{ NextHop, DestinationPrefix Str }
+	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	s.AddressPrefix, s.GatewayAddress = string(raw.AddressPrefix), string(raw.GatewayAddress)
+	if s.AddressPrefix == "" {
+		s.AddressPrefix = string(raw.IpAddressPrefix)
+	}
+	for _, r := range raw.Routes { // v2 names the gateway as the default route's next hop
+		if s.GatewayAddress == "" && r.DestinationPrefix == "0.0.0.0/0" {
+			s.GatewayAddress = string(r.NextHop)
+		}
+	}
 	return nil
 }
 
@@ -69,8 +112,24 @@ func DecodeHNSNetworks(file string, b []byte) ([]HNSNetwork, error) {
 		if n.Name == "" && n.ID == "" {
 			return nil, fail(file, nil, "network %d has neither Name nor ID: is this Get-HnsNetwork output?", i+1)
 		}
+		ns[i] = n.v1()
 	}
 	return ns, nil
+}
+
+// v1 fills the v1 fields from schema v2 ones where v1 left them empty.
+func (n HNSNetwork) v1() HNSNetwork {
+	if len(n.Subnets) == 0 {
+		for _, ipam := range n.Ipams {
+			n.Subnets = append(n.Subnets, ipam.Subnets...)
+		}
+	}
+	for _, p := range n.Policies {
+		if n.NetworkAdapterName == "" && strings.EqualFold(p.Type, "NetAdapterName") {
+			n.NetworkAdapterName = Str(p.NetworkAdapterName)
+		}
+	}
+	return n
 }
 
 // Kind normalizes the network type: "l2bridge", "overlay", "nat", "ics", "transparent", ...

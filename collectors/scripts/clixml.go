@@ -3,7 +3,6 @@ package scripts
 import (
 	"bytes"
 	"encoding/xml"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -52,10 +51,13 @@ func DecodeCLIXML(b []byte) string {
 		case xml.EndElement:
 			if t.Name.Local == "S" && inS {
 				inS = false
-				if stream == "Error" || stream == "Warning" || stream == "Verbose" || stream == "Debug" {
+				// ConsoleHost names the streams in lower case ("warning", "debug") and
+				// "Error" capitalized; both spellings occur, so compare without case.
+				switch kind := strings.ToLower(stream); kind {
+				case "error", "warning", "verbose", "debug", "information":
 					text := unescapeCLIXML(cur.String())
-					if stream != "Error" {
-						text = strings.ToUpper(stream) + ": " + text
+					if kind != "error" {
+						text = strings.ToUpper(kind) + ": " + text
 					}
 					lines = append(lines, text)
 				}
@@ -73,13 +75,16 @@ func DecodeCLIXML(b []byte) string {
 
 // unescapeCLIXML decodes the _xHHHH_ escapes PowerShell uses for control characters.
 func unescapeCLIXML(s string) string {
-	xEscape := regexp.MustCompile(`_x([0-9A-Fa-f]{4})_`)
-	s = xEscape.ReplaceAllStringFunc(s, func(m string) string {
-		n, err := strconv.ParseUint(m[2:6], 16, 16)
-		if err != nil {
-			return m
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				b.WriteRune(rune(n))
+				i += 6
+				continue
+			}
 		}
-		return string(rune(n))
-	})
-	return strings.ReplaceAll(s, "\r\n", "\n")
+		b.WriteByte(s[i])
+	}
+	return strings.ReplaceAll(b.String(), "\r\n", "\n")
 }

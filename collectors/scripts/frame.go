@@ -12,12 +12,14 @@ import (
 
 const marker = "@@WTS@@"
 
-// Result is what one call printed: stdout verbatim, its error text, and its exit status.
+// Result is what one call printed: stdout verbatim, its error text, its exit status, and
+// notes: native stderr of a call that exited 0, and warnings, which are not failures.
 type Result struct {
 	Name   string
 	Stdout []byte
 	Stderr []byte
 	Exit   int
+	Notes  []byte
 }
 
 // Failed reports whether the call failed or wrote errors.
@@ -25,14 +27,21 @@ func (r Result) Failed() bool { return r.Exit != 0 || len(r.Stderr) > 0 }
 
 // Frame renders results the way the sweep script prints them (the fake node's side).
 func Frame(results []Result) []byte {
-	var b bytes.Buffer
+	var b []byte
 	for _, r := range results {
-		fmt.Fprintf(&b, "%s %s %d %s %s\r\n", marker, r.Name, r.Exit,
-			base64.StdEncoding.EncodeToString(r.Stdout), base64.StdEncoding.EncodeToString(r.Stderr))
+		b = append(b, FrameOne(r)...)
 	}
-	fmt.Fprintf(&b, "%s END %d\r\n", marker, len(results))
-	return b.Bytes()
+	return append(b, FrameEnd(len(results))...)
 }
+
+// FrameOne renders one call's frame line, as Invoke-WtsCall prints it.
+func FrameOne(r Result) []byte {
+	enc := base64.StdEncoding.EncodeToString
+	return fmt.Appendf(nil, "%s %s %d %s %s %s\r\n", marker, r.Name, r.Exit, enc(r.Stdout), enc(r.Stderr), enc(r.Notes))
+}
+
+// FrameEnd renders the end marker of a sweep of n calls.
+func FrameEnd(n int) []byte { return fmt.Appendf(nil, "%s END %d\r\n", marker, n) }
 
 // ErrTruncated says the reply ended before the sweep's end marker.
 var ErrTruncated = errors.New("reply ended before the sweep finished (connection dropped or node stopped the script)")
@@ -66,8 +75,9 @@ func Split(out []byte) (results []Result, noise []string, err error) {
 			ended = n
 			continue
 		}
-		// Exactly one space between fields: an empty stream is an empty field.
-		if len(f) != 5 {
+		// Exactly one space between fields: an empty stream is an empty field. Frames
+		// without the notes field (5 fields) come from sweeps before notes existed.
+		if len(f) != 5 && len(f) != 6 {
 			return results, noise, fmt.Errorf("malformed sweep frame %.80q", line)
 		}
 		exit, convErr := strconv.Atoi(f[2])
@@ -76,10 +86,15 @@ func Split(out []byte) (results []Result, noise []string, err error) {
 		}
 		so, e1 := base64.StdEncoding.DecodeString(f[3])
 		se, e2 := base64.StdEncoding.DecodeString(f[4])
-		if e1 != nil || e2 != nil {
+		var notes []byte
+		var e3 error
+		if len(f) == 6 {
+			notes, e3 = base64.StdEncoding.DecodeString(f[5])
+		}
+		if e1 != nil || e2 != nil || e3 != nil {
 			return results, noise, fmt.Errorf("frame of %s: output is not valid base64 (reply damaged in transit?)", f[1])
 		}
-		results = append(results, Result{Name: f[1], Exit: exit, Stdout: so, Stderr: se})
+		results = append(results, Result{Name: f[1], Exit: exit, Stdout: so, Stderr: se, Notes: notes})
 	}
 	if err := sc.Err(); err != nil {
 		return results, noise, fmt.Errorf("reading sweep reply: %w", err)

@@ -6,12 +6,11 @@ package scripts
 import (
 	"embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf16"
 )
 
@@ -74,11 +73,35 @@ func list(dir string) []string {
 type Call struct {
 	Name   string
 	Params map[string]any
+	// Limit bounds the call on the node: past it the call is stopped and its frame says
+	// "timed out after N s". Zero: DefaultLimit for a snippet, none for a fix (a restart
+	// or an image build may take minutes; the caller's deadline bounds it).
+	Limit time.Duration
 }
 
 // BootstrapScript reads the real script from stdin and runs it. It is tiny, so the
 // command line stays far below cmd.exe's 8191 characters whatever the sweep holds.
-const BootstrapScript = `$s=[Console]::In.ReadToEnd();& ([scriptblock]::Create($s))`
+//
+// It first refuses ConstrainedLanguage mode (a WDAC or AppLocker policy): there
+// [Console]::In and [scriptblock]::Create are blocked, and the node would answer with a
+// parse error that names neither. $ExecutionContext.SessionState.LanguageMode is readable
+// in every mode ("about_Language_Modes").
+const BootstrapScript = `$m=$ExecutionContext.SessionState.LanguageMode;` +
+	`if($m -ne 'FullLanguage'){throw "PowerShell runs in $m mode on ${env:COMPUTERNAME}: ` + clmAdvice + `"};` +
+	`$s=[Console]::In.ReadToEnd();& ([scriptblock]::Create($s))`
+
+// clmAdvice is the rest of the ConstrainedLanguage refusal.
+const clmAdvice = `a WDAC or AppLocker policy blocks the sweep (it needs [Console]::In and [scriptblock]::Create); ` +
+	`run it as an account the policy exempts, or collect the evidence by hand (fixtures/scenarios/README.md)`
+
+// LanguageModeRefusal is the start of the error the bootstrap throws outside FullLanguage.
+const LanguageModeRefusal = "PowerShell runs in "
+
+// RefuseLanguageMode is the bootstrap's error text for a language mode on a computer (the
+// fake node's side).
+func RefuseLanguageMode(mode, computer string) string {
+	return LanguageModeRefusal + mode + " mode on " + computer + ": " + clmAdvice
+}
 
 // CommandLine is the command run on the node; the sweep script goes on its stdin.
 func CommandLine() string {
@@ -110,90 +133,4 @@ func DecodeCommand(enc string) (string, error) {
 		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
 	}
 	return string(utf16.Decode(u)), nil
-}
-
-const prelude = `# wts:sweep v1
-$ProgressPreference = 'SilentlyContinue'
-$ErrorActionPreference = 'Continue'
-[Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false
-function Read-WtsTail([string[]]$Paths, [long]$MaxBytes, [string]$What) {
-    # The newest matching log, its last MaxBytes bytes read from the end (logs can be
-    # gigabytes), opened shared because the service keeps writing it.
-    $log = Get-ChildItem -Path $Paths -File -ErrorAction SilentlyContinue | Sort-Object LastWriteTime | Select-Object -Last 1
-    if (-not $log) { throw "no $What log in $($Paths -join ', ')" }
-    if ($MaxBytes -le 0) { throw "MaxBytes must be positive, not $MaxBytes" }
-    $fs = [System.IO.File]::Open($log.FullName, 'Open', 'Read', 'ReadWrite')
-    try {
-        $n = [Math]::Min($MaxBytes, $fs.Length)
-        [void]$fs.Seek(-$n, 'End')
-        $buf = New-Object byte[] $n
-        $got = 0
-        while ($got -lt $n) { $r = $fs.Read($buf, $got, $n - $got); if ($r -le 0) { break }; $got += $r }
-        [System.Text.Encoding]::UTF8.GetString($buf, 0, $got)
-    } finally { $fs.Dispose() }
-}
-function Invoke-WtsCall([string]$Name, [string]$Params, [scriptblock]$Body) {
-    $utf8 = New-Object System.Text.UTF8Encoding $false
-    $p = @{}
-    (ConvertFrom-Json $utf8.GetString([Convert]::FromBase64String($Params))).psobject.Properties |
-        ForEach-Object { $p[$_.Name] = $_.Value }
-    $errs = @(); $code = 0; $global:LASTEXITCODE = 0
-    $out = try {
-        & $Body @p 2>&1 | ForEach-Object {
-            if ($_ -is [System.Management.Automation.ErrorRecord]) { $errs += ($_ | Out-String).Trim() } else { $_ }
-        }
-    } catch { $errs += ($_ | Out-String).Trim(); $code = 1 }
-    if ($code -eq 0 -and $global:LASTEXITCODE) { $code = $global:LASTEXITCODE }
-    if ($code -eq 0 -and $errs.Count) { $code = 1 }
-    $text = (@($out) | ForEach-Object { if ($_ -is [string]) { $_ } else { ($_ | Out-String -Width 4096).TrimEnd() } }) -join "` + "`r`n" + `"
-    '@@WTS@@ {0} {1} {2} {3}' -f $Name, $code, [Convert]::ToBase64String($utf8.GetBytes($text)),
-        [Convert]::ToBase64String($utf8.GetBytes(($errs -join "` + "`n" + `")))
-}
-`
-
-// Sweep joins calls into one script. Each call is framed so its output, error text and
-// exit status come back on their own line, and one failing cmdlet never hides the others.
-func Sweep(calls []Call) (string, error) {
-	var b strings.Builder
-	b.WriteString(prelude)
-	for _, c := range calls {
-		body, err := Body(c.Name)
-		if err != nil {
-			return "", err
-		}
-		params := c.Params
-		if params == nil {
-			params = map[string]any{}
-		}
-		pj, err := json.Marshal(params)
-		if err != nil {
-			return "", fmt.Errorf("encoding parameters of %s: %w", c.Name, err)
-		}
-		p64 := base64.StdEncoding.EncodeToString(pj)
-		fmt.Fprintf(&b, "# wts:call %s %s\nInvoke-WtsCall -Name '%s' -Params '%s' -Body {\n%s\n}\n",
-			c.Name, p64, c.Name, p64, strings.TrimRight(body, "\n"))
-	}
-	fmt.Fprintf(&b, "'%s END %d'\n", marker, len(calls))
-	return b.String(), nil
-}
-
-// ParseSweep recovers the calls from a sweep script (the fake node's side).
-// ok is false when the text is not a sweep at all.
-func ParseSweep(script string) (calls []Call, ok bool, err error) {
-	if !strings.HasPrefix(strings.TrimLeft(script, "\ufeff \r\n"), "# wts:sweep v1") {
-		return nil, false, nil
-	}
-	callLine := regexp.MustCompile(`(?m)^# wts:call ([a-z0-9][a-z0-9.-]*) ([A-Za-z0-9+/=]*)\r?$`)
-	for _, m := range callLine.FindAllStringSubmatch(script, -1) {
-		pj, err := base64.StdEncoding.DecodeString(m[2])
-		if err != nil {
-			return nil, true, fmt.Errorf("call %s: parameters: %w", m[1], err)
-		}
-		var params map[string]any
-		if err := json.Unmarshal(pj, &params); err != nil {
-			return nil, true, fmt.Errorf("call %s: parameters: %w", m[1], err)
-		}
-		calls = append(calls, Call{Name: m[1], Params: params})
-	}
-	return calls, true, nil
 }

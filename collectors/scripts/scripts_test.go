@@ -37,12 +37,16 @@ func TestSweepCarriesParamsAsDataOnly(t *testing.T) {
 	if err != nil || !ok || len(calls) != 3 {
 		t.Fatalf("ParseSweep: %v %v %d", ok, err, len(calls))
 	}
-	got := calls[2].Params["Name"].([]any)[0].(string)
+	byName := map[string]Call{}
+	for _, c := range calls {
+		byName[c.Name] = c
+	}
+	got := byName["fix-start-service"].Params["Name"].([]any)[0].(string)
 	if got != hostile {
 		t.Fatalf("parameter changed in transit: %q", got)
 	}
-	if calls[1].Params["Tail"].(float64) != 50 {
-		t.Fatalf("Tail %v", calls[1].Params["Tail"])
+	if byName["kube-proxy.log"].Params["Tail"].(float64) != 50 {
+		t.Fatalf("Tail %v", byName["kube-proxy.log"].Params["Tail"])
 	}
 }
 
@@ -61,6 +65,7 @@ func TestFrameSplitRoundTrip(t *testing.T) {
 		{Name: "c.log", Stdout: []byte("\xff\xfe binary \x00"), Exit: 0},
 		{Name: "d.json", Exit: 0},
 	}
+	in[0].Notes = []byte("WARN[0000] image connect using default endpoints")
 	reply := append([]byte("Windows PowerShell banner\r\n"), Frame(in)...)
 	out, noise, err := Split(reply)
 	if err != nil {
@@ -70,7 +75,7 @@ func TestFrameSplitRoundTrip(t *testing.T) {
 		t.Fatalf("noise %v, %d results", noise, len(out))
 	}
 	for i := range in {
-		if out[i].Name != in[i].Name || !bytes.Equal(out[i].Stdout, in[i].Stdout) || !bytes.Equal(out[i].Stderr, in[i].Stderr) || out[i].Exit != in[i].Exit {
+		if out[i].Name != in[i].Name || !bytes.Equal(out[i].Stdout, in[i].Stdout) || !bytes.Equal(out[i].Stderr, in[i].Stderr) || out[i].Exit != in[i].Exit || !bytes.Equal(out[i].Notes, in[i].Notes) {
 			t.Errorf("result %d: got %+v want %+v", i, out[i], in[i])
 		}
 	}

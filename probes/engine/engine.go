@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -141,7 +142,7 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	return collectors.Sweep(ctx, tr, names, e.Params)
+	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
 }
 
 func sweepErrText(t Target, err error) string {

@@ -1,5 +1,6 @@
 param([string[]]$Name)
+# Restart-Service -Force, with each stop and start bounded (Start-WtsService -Restart).
 foreach ($n in $Name) {
-    Restart-Service -Name $n -Force -ErrorAction Stop
-    Get-Service -Name $n | Select-Object Name, Status
+    Start-WtsService -Name $n -Restart
+    Get-Service -Name $n | Select-Object 'Name', 'Status'
 }

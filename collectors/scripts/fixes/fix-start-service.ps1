@@ -1,5 +1,6 @@
 param([string[]]$Name)
+# Start-Service, with the wait for Running bounded (Start-WtsService).
 foreach ($n in $Name) {
-    Start-Service -Name $n -ErrorAction Stop
-    Get-Service -Name $n | Select-Object Name, Status
+    Start-WtsService -Name $n
+    Get-Service -Name $n | Select-Object 'Name', 'Status'
 }

@@ -1,9 +1,4 @@
-# Get-HnsEndpoint | ConvertTo-Json: the HostNetworkingService module, or the SDN scripts'
-# hns.v2.psm1 / hns.psm1 on builds that lack it. Always a JSON array.
-if (-not (Get-Command Get-HnsEndpoint -ErrorAction SilentlyContinue)) {
-    foreach ($m in 'C:\k\hns.v2.psm1', 'C:\k\hns.psm1') { if (Test-Path $m) { Import-Module $m -DisableNameChecking; break } }
-}
-if (-not (Get-Command Get-HnsEndpoint -ErrorAction SilentlyContinue)) {
-    throw 'Get-HnsEndpoint is not available: no HostNetworkingService module and no C:\k\hns.v2.psm1'
-}
-ConvertTo-Json -InputObject @(Get-HnsEndpoint) -Depth 8
+# wts:may-hang: HNS calls block while the Host Network Service is wedged.
+# Get-HnsEndpoint | ConvertTo-Json in the v1 schema (see Use-WtsHns). Always a JSON array.
+Use-WtsHns -Command 'Get-HnsEndpoint'
+ConvertTo-Json -Depth 8 -InputObject @(Get-HnsEndpoint)

@@ -1,4 +1,5 @@
-if (-not (Get-Command Get-HnsNetwork -ErrorAction SilentlyContinue)) {
-    foreach ($m in 'C:\k\hns.v2.psm1', 'C:\k\hns.psm1') { if (Test-Path $m) { Import-Module $m -DisableNameChecking; break } }
-}
+# wts:may-hang: HNS calls block while the Host Network Service is wedged.
+# Get-HnsNetwork | ConvertTo-Json in the v1 schema (Use-WtsHns finds the command and asks
+# hns.v2.psm1 for version 1). Always a JSON array.
+Use-WtsHns -Command 'Get-HnsNetwork'
 ConvertTo-Json -Depth 8 -InputObject @(Get-HnsNetwork)

@@ -1,3 +1,3 @@
 $names = 'kubelet.exe','kube-proxy.exe','flanneld.exe','containerd.exe','dockerd.exe'
 ConvertTo-Json -Depth 3 -InputObject @(Get-CimInstance Win32_Process | Where-Object { $names -contains $_.Name } |
-    Select-Object Name, ProcessId, CommandLine)
+    Select-Object 'Name', 'ProcessId', 'CommandLine')

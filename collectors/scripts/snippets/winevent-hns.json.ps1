@@ -15,5 +15,5 @@ $events = foreach ($log in $logs) {
     }
 }
 $rows = @($events | Where-Object { $_ } | Sort-Object TimeCreated | Select-Object @{ n = 'TimeCreated'; e = { $_.TimeCreated.ToUniversalTime().ToString('o') } },
-    Id, Level, LevelDisplayName, LogName, ProviderName, Message)
+    'Id', 'Level', 'LevelDisplayName', 'LogName', 'ProviderName', 'Message')
 ConvertTo-Json -InputObject $rows -Depth 3

@@ -10,5 +10,5 @@ $events = try {
     if ($_.FullyQualifiedErrorId -notlike 'NoMatchingEventsFound*') { throw }
 }
 $rows = @($events | Where-Object { $_ } | Sort-Object TimeCreated | Select-Object @{ n = 'TimeCreated'; e = { $_.TimeCreated.ToUniversalTime().ToString('o') } },
-    Id, Level, LevelDisplayName, ProviderName, Message)
+    'Id', 'Level', 'LevelDisplayName', 'ProviderName', 'Message')
 ConvertTo-Json -InputObject $rows -Depth 3

@@ -8,12 +8,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 )
 
@@ -48,43 +46,19 @@ func run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
 }
 
 func (t localTransport) Run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
-	out, err := run(ctx, cmd)
-	if err != nil || t.readHNS == nil {
-		return out, err
-	}
-	return t.fillHNS(out), nil
+	return run(ctx, cmd)
 }
 
-// fillHNS replaces a failed hns-networks.json frame (the cmdlet is missing on this build)
-// with the networks read straight from HNS, keeping every other frame as it was.
-func (t localTransport) fillHNS(out transport.Output) transport.Output {
-	results, noise, err := scripts.Split(out.Stdout)
-	if err != nil {
-		return out
+// Fallbacks implements sweep.FallbackSource: where Get-HnsNetwork is missing on this build,
+// the sweep reads the networks straight from HNS instead. The sweep's frames stay as the
+// node printed them; the sweep decides what to replace.
+func (t localTransport) Fallbacks() map[string]func(context.Context) ([]byte, error) {
+	if t.readHNS == nil {
+		return nil
 	}
-	changed := false
-	for i, r := range results {
-		if r.Name != collectors.NodeHNSNetworks || !r.Failed() {
-			continue
-		}
-		if b, herr := t.readHNS(); herr == nil {
-			results[i] = scripts.Result{Name: r.Name, Stdout: b}
-			changed = true
-		} else {
-			results[i].Stderr = append(results[i].Stderr, fmt.Sprintf("\nreading HNS directly failed too: %v", herr)...)
-			changed = true
-		}
+	return map[string]func(context.Context) ([]byte, error){
+		collectors.NodeHNSNetworks: func(context.Context) ([]byte, error) { return t.readHNS() },
 	}
-	if !changed {
-		return out
-	}
-	var framed bytes.Buffer
-	for _, n := range noise {
-		framed.WriteString(n + "\r\n")
-	}
-	framed.Write(scripts.Frame(results))
-	out.Stdout = framed.Bytes()
-	return out
 }
 
 func (localTransport) Close() error { return nil }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 )
 
@@ -23,26 +22,19 @@ func TestNewOffWindows(t *testing.T) {
 	}
 }
 
-// TestFillHNS: a failed Get-HnsNetwork frame is replaced by the direct HNS read; other
-// frames are kept byte for byte.
-func TestFillHNS(t *testing.T) {
-	reply := scripts.Frame([]scripts.Result{
-		{Name: collectors.NodeHNSNetworks, Exit: 1, Stderr: []byte("Get-HnsNetwork : The term 'Get-HnsNetwork' is not recognized")},
-		{Name: collectors.NodeRoutes, Stdout: []byte("[]\r\n")},
-	})
+// TestFallbacksOnlyWhereHNSIsReadable: the HNS fallback is offered to the sweep only when
+// this build can read HNS directly, and it returns what the reader returns.
+func TestFallbacksOnlyWhereHNSIsReadable(t *testing.T) {
+	if fbs := (localTransport{}).Fallbacks(); len(fbs) != 0 {
+		t.Fatalf("fallbacks without an HNS reader: %v", fbs)
+	}
 	tr := localTransport{readHNS: func() ([]byte, error) { return []byte(`[{"Name":"nat","Type":"nat"}]`), nil }}
-	out := tr.fillHNS(transport.Output{Stdout: reply})
-	res, _, err := scripts.Split(out.Stdout)
-	if err != nil || len(res) != 2 {
-		t.Fatalf("%v %v", res, err)
+	fb := tr.Fallbacks()[collectors.NodeHNSNetworks]
+	if fb == nil {
+		t.Fatal("no fallback for hns-networks.json")
 	}
-	if res[0].Failed() || !strings.Contains(string(res[0].Stdout), `"nat"`) || string(res[1].Stdout) != "[]\r\n" {
-		t.Fatalf("got %+v", res)
-	}
-	broken := localTransport{readHNS: func() ([]byte, error) { return nil, errors.New("HNS not running") }}
-	res, _, _ = scripts.Split(broken.fillHNS(transport.Output{Stdout: reply}).Stdout)
-	if !res[0].Failed() || !strings.Contains(string(res[0].Stderr), "HNS not running") {
-		t.Fatalf("got %+v", res[0])
+	if b, err := fb(t.Context()); err != nil || !strings.Contains(string(b), `"nat"`) {
+		t.Fatalf("%q %v", b, err)
 	}
 }
 

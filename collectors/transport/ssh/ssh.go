@@ -122,7 +122,8 @@ type execResult struct {
 }
 
 func (t *sshTransport) exec(ctx context.Context, c *gossh.Client, sess *gossh.Session, cmd transport.Command, start time.Time) (transport.Output, error) {
-	var stdout, stderr bytes.Buffer
+	// Locked: on a timeout the session may still be writing while we take what arrived.
+	var stdout, stderr lockedBuffer
 	sess.Stdout, sess.Stderr = &stdout, &stderr
 	stdin, err := sess.StdinPipe()
 	if err != nil {
@@ -149,7 +150,8 @@ func (t *sshTransport) exec(ctx context.Context, c *gossh.Client, sess *gossh.Se
 	case <-ctx.Done():
 		_ = sess.Close()
 		go t.reap(c, done)
-		return transport.Output{}, t.ctxErr(ctx, "run", start)
+		// What arrived is returned with the error: a sweep keeps the frames it has.
+		return transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}, t.ctxErr(ctx, "run", start)
 	}
 	_ = sess.Close()
 	// Wait has returned, so the output buffers are no longer written to.
@@ -291,4 +293,23 @@ func (t *sshTransport) ctxErr(ctx context.Context, op string, start time.Time) e
 		return t.fail(op, fmt.Errorf("no answer within %v: %w", time.Since(start).Round(time.Millisecond), err), hint)
 	}
 	return t.fail(op, fmt.Errorf("cancelled after %v: %w", time.Since(start).Round(time.Millisecond), err), "")
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while the session goroutines write to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Bytes returns a copy of what was written so far.
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }

@@ -15,7 +15,19 @@ import (
 // ParseSlurpOutputErrResponse for two reasons: that one skips chunks whose base64 is
 // damaged (evidence would silently lose bytes), and it builds an XPath tree per reply,
 // which was the largest client-side cost of sweeping a fleet.
+//
+// The usual reply (Windows' and the fake node's: plain base64 in Stream elements) is cut
+// apart without an XML tokenizer, which read the ~80 KB of base64 a byte at a time;
+// anything unusual (entities, CDATA, comments, a cut reply) goes through encoding/xml.
 func parseReceive(reply string, stdout, stderr io.Writer) (done bool, code int, err error) {
+	if done, code, ok := scanReceive(reply, stdout, stderr); ok {
+		return done, code, nil
+	}
+	return tokenizeReceive(reply, stdout, stderr)
+}
+
+// tokenizeReceive is parseReceive with encoding/xml: slower, and exact on any XML.
+func tokenizeReceive(reply string, stdout, stderr io.Writer) (done bool, code int, err error) {
 	dec := xml.NewDecoder(strings.NewReader(reply))
 	var stream string // "stdout" or "stderr" while inside a Stream element
 	var inExit bool

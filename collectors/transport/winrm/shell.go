@@ -3,6 +3,8 @@ package winrm
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -27,7 +29,12 @@ const (
 func (t *winrmTransport) call(ctx context.Context, msg *soap.SoapMessage) (string, error) {
 	body := msg.String()
 	msg.Free()
-	resp, err := t.http.post(ctx, []byte(body))
+	return t.post(ctx, []byte(body))
+}
+
+// post sends one SOAP envelope already rendered.
+func (t *winrmTransport) post(ctx context.Context, body []byte) (string, error) {
+	resp, err := t.http.post(ctx, body)
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +49,7 @@ func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := mz.ParseOpenShellResponse(reply)
+	id, err := elementText(reply, "ShellId", mz.ParseOpenShellResponse)
 	if err == nil && id == "" {
 		err = errors.New("the node's answer carries no ShellId")
 	}
@@ -54,11 +61,11 @@ func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
 func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transport.Command) (out transport.Output, commandID, op string, err error) {
 	// masterzen wraps the command in CDATA; a "]]>" inside must be split across sections.
 	line := strings.ReplaceAll(cmd.CommandLine, "]]>", "]]]]><![CDATA[>")
-	reply, err := t.call(ctx, mz.NewExecuteCommandRequest(t.url, shellID, line, nil, t.params))
+	reply, err := t.call(ctx, t.commandRequest(shellID, line, len(cmd.Stdin) > 0))
 	if err != nil {
 		return out, "", "start command", err
 	}
-	if commandID, err = mz.ParseExecuteCommandResponse(reply); err != nil || commandID == "" {
+	if commandID, err = elementText(reply, "CommandId", mz.ParseExecuteCommandResponse); err != nil || commandID == "" {
 		return out, "", "start command", fmt.Errorf("the node's answer carries no CommandId (%v)", err)
 	}
 	// Without stdin we send nothing, as pywinrm does: the command then sees no input.
@@ -66,7 +73,7 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		chunk := rest[:min(len(rest), stdinChunk)]
 		rest = rest[len(chunk):]
 		// The last chunk carries End="true": no extra request to close stdin.
-		if _, err := t.call(ctx, mz.NewSendInputRequest(t.url, shellID, commandID, chunk, len(rest) == 0, t.params)); err != nil {
+		if _, err := t.post(ctx, t.sendRequest(shellID, commandID, chunk, len(rest) == 0)); err != nil {
 			return out, commandID, "send stdin", err
 		}
 	}
@@ -77,17 +84,93 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		if errors.As(err, &fe) && fe.wsman == faultTimedOut {
 			continue // still running: Windows answers every OperationTimeout so clients poll
 		}
+		// What arrived before a failure is returned with it: a sweep keeps the frames it has.
+		partial := transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 		if err != nil {
-			return out, commandID, "receive output", err
+			return partial, commandID, "receive output", err
 		}
 		done, code, err := parseReceive(reply, &stdout, &stderr)
 		if err != nil {
-			return out, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
+			return partial, commandID, "receive output", fmt.Errorf("reading the node's output: %w", err)
 		}
 		if done {
 			return transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: code}, commandID, "", nil
 		}
 	}
+}
+
+// commandRequest is masterzen's NewExecuteCommandRequest with one change: a command that
+// is sent stdin gets it in pipe mode (WINRS_CONSOLEMODE_STDIN FALSE, MS-WSMV 3.1.4.11),
+// as Ansible's winrm connection does (console_mode_stdin=(stdin_iterator is None)).
+// masterzen always asks for console mode, where input is line-edited and its end may
+// never reach a program reading to end-of-input.
+func (t *winrmTransport) commandRequest(shellID, line string, withStdin bool) *soap.SoapMessage {
+	consoleMode := "TRUE"
+	if withStdin {
+		consoleMode = "FALSE"
+	}
+	msg := soap.NewMessage()
+	msg.Header().
+		To(t.url).
+		ReplyTo("http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous").
+		MaxEnvelopeSize(t.params.EnvelopeSize).
+		Id(messageID()).
+		Locale(t.params.Locale).
+		Timeout(t.params.Timeout).
+		Action("http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Command").
+		ResourceURI("http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd").
+		ShellId(shellID).
+		AddOption(soap.NewHeaderOption("WINRS_CONSOLEMODE_STDIN", consoleMode)).
+		AddOption(soap.NewHeaderOption("WINRS_SKIP_CMD_SHELL", "FALSE")).
+		Build()
+	body := msg.CreateBodyElement("CommandLine", soap.DOM_NS_WIN_SHELL)
+	// CDATA keeps & and < intact; runIn has split any "]]>" in the line.
+	msg.CreateElement(body, "Command", soap.DOM_NS_WIN_SHELL).SetContent("<![CDATA[" + line + "]]>")
+	return msg
+}
+
+// sendRequest renders the Send of one stdin chunk as masterzen's NewSendInputRequest does,
+// as text: its DOM serializer escaped the ~128 KB of base64 a byte at a time, the
+// largest client cost of a sweep after Receive parsing.
+func (t *winrmTransport) sendRequest(shellID, commandID string, chunk []byte, eof bool) []byte {
+	esc := func(s string) string {
+		var b strings.Builder
+		_ = xml.EscapeText(&b, []byte(s))
+		return b.String()
+	}
+	var b strings.Builder
+	b.Grow(base64.StdEncoding.EncodedLen(len(chunk)) + 1500)
+	b.WriteString(`<?xml version="1.0" encoding="utf-8" ?>` + "\n" +
+		`<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" ` +
+		`xmlns:rsp="http://schemas.microsoft.com/wbem/wsman/1/windows/shell" xmlns:w="http://schemas.dmtf.org/wbem/wsman/1/wsman.xsd" ` +
+		`xmlns:p="http://schemas.microsoft.com/wbem/wsman/1/wsman.xsd"><env:Header><a:To>`)
+	b.WriteString(esc(t.url))
+	b.WriteString(`</a:To>` + "\n" + `<a:ReplyTo><a:Address mustUnderstand="true">http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</a:Address>` + "\n" +
+		`</a:ReplyTo>` + "\n" + `<w:MaxEnvelopeSize mustUnderstand="true">`)
+	b.WriteString(strconv.Itoa(t.params.EnvelopeSize))
+	b.WriteString(`</w:MaxEnvelopeSize>` + "\n" + `<w:OperationTimeout>` + esc(t.params.Timeout) + `</w:OperationTimeout>` + "\n" +
+		`<a:MessageID>` + messageID() + `</a:MessageID>` + "\n" +
+		`<w:Locale mustUnderstand="false" xml:lang="` + esc(t.params.Locale) + `"/><p:DataLocale mustUnderstand="false" xml:lang="` + esc(t.params.Locale) + `"/>` +
+		`<a:Action mustUnderstand="true">http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Send</a:Action>` + "\n" +
+		`<w:SelectorSet><w:Selector Name="ShellId">` + esc(shellID) + `</w:Selector>` + "\n" + `</w:SelectorSet>` + "\n" +
+		`<w:ResourceURI mustUnderstand="true">http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd</w:ResourceURI>` + "\n" +
+		`</env:Header>` + "\n" + `<env:Body><rsp:Send><rsp:Stream Name="stdin" CommandId="` + esc(commandID) + `"`)
+	if eof {
+		b.WriteString(` End="true"`)
+	}
+	b.WriteString(">")
+	b.WriteString(base64.StdEncoding.EncodeToString(chunk))
+	b.WriteString(`</rsp:Stream>` + "\n" + `</rsp:Send>` + "\n" + `</env:Body>` + "\n" + `</env:Envelope>` + "\n")
+	return []byte(b.String())
+}
+
+// messageID is a WS-Addressing MessageID: a random (version 4) UUID.
+func messageID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("uuid:%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 func (t *winrmTransport) signal(ctx context.Context, shellID, commandID string) error {

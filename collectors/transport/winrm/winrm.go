@@ -134,8 +134,8 @@ func portOf(cfg transport.Config) int {
 
 func hostPort(host string, port int) string { return net.JoinHostPort(host, fmt.Sprint(port)) }
 
-// Run runs cmd.CommandLine in a new shell with cmd.Stdin streamed on its stdin and returns
-// what it printed. Cancelling ctx, or passing its deadline or cfg.Timeout, aborts the
+// Run runs cmd.CommandLine in a new shell with cmd.Stdin streamed on its stdin (in pipe
+// mode) and returns what it printed; when it fails midway, with what had arrived. Cancelling ctx, or passing its deadline or cfg.Timeout, aborts the
 // request in flight; the shell is then stopped and deleted in the background.
 func (t *winrmTransport) Run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
 	t.mu.Lock()
@@ -161,7 +161,7 @@ func (t *winrmTransport) Run(ctx context.Context, cmd transport.Command) (transp
 	out, commandID, op, err := t.runIn(ctx, shellID, cmd)
 	if err != nil {
 		t.cleanupLater(shellID, commandID)
-		return transport.Output{}, t.fail(ctx, op, err)
+		return out, t.fail(ctx, op, err) // out: what arrived before the failure
 	}
 	// The command is Done: deleting the shell ends it too, so no Signal round trip. The
 	// output is complete either way; a shell that fails to delete idles out on the node.

@@ -143,9 +143,16 @@ func TestRunSweep(t *testing.T) {
 				if err != nil || len(noise) > 0 || len(res) != len(names) || out.ExitCode != 0 {
 					t.Fatalf("sweep %d reply: %d results, noise %q, exit %d, err %v", i+1, len(res), noise, out.ExitCode, err)
 				}
+				seen := map[string]bool{}
 				for j, r := range res {
-					if r.Name != names[j] || string(r.Stdout) != `{"from":"`+names[j]+`"}` {
+					seen[r.Name] = true
+					if string(r.Stdout) != `{"from":"`+r.Name+`"}` {
 						t.Errorf("result %d: %s %q", j, r.Name, r.Stdout)
+					}
+				}
+				for _, n := range names {
+					if !seen[n] {
+						t.Errorf("no frame for %s", n)
 					}
 				}
 				if got := s.Requests() - before; got != want {

@@ -1,0 +1,157 @@
+// Package sweep collects a node's evidence with one remote command: the named snippets
+// framed into one script (collectors/scripts) sent over any transport, and the reply
+// split back into evidence files. It sits outside the collectors contract package so
+// that probes, which read evidence, never pull in transports or embedded scripts.
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+)
+
+// NoteSuffix marks the companion of an evidence file holding what its snippet printed
+// that is not a failure: native stderr at exit 0 (crictl's endpoint warning) and warnings.
+const NoteSuffix = ".note"
+
+// Request is one sweep: the snippets to run, their parameters by snippet name, and the
+// limit each snippet runs under on the node (0: scripts.DefaultLimit).
+type Request struct {
+	Names  []string
+	Params map[string]map[string]any
+	Limit  time.Duration
+}
+
+// FallbackSource is implemented by a transport that can produce some evidence files
+// another way when their snippet fails on the node (the local transport reads HNS through
+// hcsshim where the cmdlet is missing). Keys are evidence names.
+type FallbackSource interface {
+	Fallbacks() map[string]func(ctx context.Context) ([]byte, error)
+}
+
+// Run sweeps one node. It returns the files to store under nodes/<node>/: each snippet's
+// output verbatim, a ".err" companion for each snippet that failed, timed out or never
+// arrived, and a ".note" companion for output that is not a failure. A sweep cut short
+// (timeout, dropped connection) keeps every frame that arrived. An error means the node
+// gave no usable reply at all.
+func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][]byte, error) {
+	calls := make([]scripts.Call, len(req.Names))
+	for i, n := range req.Names {
+		calls[i] = scripts.Call{Name: n, Params: req.Params[n], Limit: req.Limit}
+	}
+	script, err := scripts.Sweep(calls)
+	if err != nil {
+		return nil, fmt.Errorf("building the sweep script: %w", err)
+	}
+	start := time.Now()
+	out, runErr := tr.Run(ctx, transport.Command{CommandLine: scripts.CommandLine(), Stdin: []byte(script)})
+	var cut error
+	if runErr != nil {
+		cut = cutShort(ctx, runErr, time.Since(start))
+	}
+	files, err := SplitReply(req.Names, out, cut)
+	if err != nil {
+		if runErr != nil {
+			return nil, runErr
+		}
+		return nil, err
+	}
+	if fs, ok := tr.(FallbackSource); ok {
+		applyFallbacks(ctx, files, fs.Fallbacks())
+	}
+	return files, nil
+}
+
+// cutShort says why the reply ended early, in the words a missing file's .err carries.
+func cutShort(ctx context.Context, err error, elapsed time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("timed out after %d s: the sweep was stopped before this snippet's output arrived", int(elapsed.Round(time.Second)/time.Second))
+	}
+	return fmt.Errorf("connection dropped before this snippet's output arrived: %w", err)
+}
+
+// SplitReply turns a sweep's output into evidence files. cut, when not nil, says why the
+// reply ended early; a reply with no frame at all is then an error.
+func SplitReply(names []string, out transport.Output, cut error) (map[string][]byte, error) {
+	results, noise, splitErr := scripts.Split(out.Stdout)
+	if len(results) == 0 {
+		switch errText := strings.TrimSpace(scripts.DecodeCLIXML(out.Stderr)); {
+		case cut != nil:
+			return nil, cut
+		case errText != "":
+			return nil, fmt.Errorf("the sweep script failed (exit %d): %s", out.ExitCode, firstLines(errText, 3))
+		case len(noise) > 0:
+			return nil, fmt.Errorf("the node's reply is not a sweep reply (exit %d), it begins: %.120q", out.ExitCode, noise[0])
+		case splitErr != nil:
+			return nil, fmt.Errorf("reading the sweep reply: %w", splitErr)
+		}
+	}
+	files := make(map[string][]byte, len(names))
+	got := map[string]bool{}
+	for _, r := range results {
+		got[r.Name] = true
+		if len(r.Stdout) > 0 || !r.Failed() {
+			files[r.Name] = r.Stdout
+		}
+		if r.Failed() {
+			msg := strings.TrimSpace(scripts.DecodeCLIXML(r.Stderr))
+			files[r.Name+collectors.ErrSuffix] = fmt.Appendf(nil, "exit %d\n%s\n", r.Exit, msg)
+		}
+		if note := strings.TrimSpace(string(r.Notes)); note != "" {
+			files[r.Name+NoteSuffix] = []byte(note + "\n")
+		}
+	}
+	for _, n := range names {
+		if got[n] {
+			continue
+		}
+		why := "the node did not return this snippet's output"
+		switch {
+		case cut != nil:
+			why = cut.Error()
+		case errors.Is(splitErr, scripts.ErrTruncated):
+			why = splitErr.Error()
+		}
+		files[n+collectors.ErrSuffix] = fmt.Appendf(nil, "exit -1\n%s\n", why)
+	}
+	return files, nil
+}
+
+// applyFallbacks produces the failed files a fallback knows another way; a fallback that
+// fails too adds its reason to the .err.
+func applyFallbacks(ctx context.Context, files map[string][]byte, fbs map[string]func(context.Context) ([]byte, error)) {
+	names := make([]string, 0, len(fbs))
+	for n := range fbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		errFile := n + collectors.ErrSuffix
+		if _, failed := files[errFile]; !failed {
+			continue
+		}
+		b, err := fbs[n](ctx)
+		if err != nil {
+			files[errFile] = fmt.Appendf(bytes.TrimRight(files[errFile], "\n"), "\nreading it another way failed too: %v\n", err)
+			continue
+		}
+		files[n] = b
+		delete(files, errFile)
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := bytes.SplitN([]byte(s), []byte("\n"), n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.TrimSpace(string(bytes.Join(lines, []byte(" | "))))
+}
