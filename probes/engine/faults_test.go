@@ -32,13 +32,16 @@ func TestFaultsFailForward(t *testing.T) {
 		fake  fakenode.NodeOptions
 		cfg   func(*transport.Config)
 		cause string // what the error must say
+		// partial: frames that arrived before the fault are evidence; the snippets that
+		// did not arrive carry the cause in their .err instead of the node being lost.
+		partial bool
 	}
 	faults := []fault{
 		{name: "refused", kind: transport.WinRM, set: fakenode.FaultSet{Refuse: true}, cause: ""},
 		{name: "wrong-password", kind: transport.WinRMHTTPS, cfg: func(c *transport.Config) { c.Password = "wrong" }, cause: ""},
 		{name: "ssh-wrong-password", kind: transport.SSH, cfg: func(c *transport.Config) { c.Password = "wrong" }, cause: ""},
 		{name: "drop", kind: transport.WinRM, set: fakenode.FaultSet{DropMidReply: true}, cause: ""},
-		{name: "ssh-drop", kind: transport.SSH, set: fakenode.FaultSet{DropMidReply: true}, cause: ""},
+		{name: "ssh-drop", kind: transport.SSH, set: fakenode.FaultSet{DropMidReply: true}, cause: "connection dropped", partial: true},
 		{name: "slow", kind: transport.WinRMHTTPS, set: fakenode.FaultSet{Hang: true}, cause: ""},
 		{name: "ssh-slow", kind: transport.SSH, set: fakenode.FaultSet{Hang: true}, cause: ""},
 		{name: "garbage", kind: transport.SSH, fake: fakenode.NodeOptions{Garbage: true}, cause: "not a sweep reply"},
@@ -71,6 +74,10 @@ func TestFaultsFailForward(t *testing.T) {
 	}
 	for _, f := range faults {
 		fs := byNode[f.name]
+		if f.partial {
+			checkPartial(t, f.name, f.cause, fs)
+			continue
+		}
 		if len(fs) == 0 || fs[0].Probe != probes.ReachID || fs[0].Status != probes.Error {
 			t.Errorf("%s: want a REACH error first, got %v", f.name, brief(fs))
 			continue
@@ -226,5 +233,31 @@ func TestFleetJudgesConcurrently(t *testing.T) {
 		if counts[f.Probe+" "+f.Status.String()] != 30 {
 			t.Errorf("%s %s judged %d times of 30", f.Probe, f.Status, counts[f.Probe+" "+f.Status.String()])
 		}
+	}
+}
+
+// checkPartial: a sweep cut short keeps what arrived. No REACH finding; at least one node
+// probe judged from a frame that arrived, and every file that did not arrive says why.
+func checkPartial(t *testing.T, node, cause string, fs []probes.Finding) {
+	t.Helper()
+	var judged, explained bool
+	for _, f := range fs {
+		if f.Probe == probes.ReachID {
+			t.Errorf("%s: a partial sweep must not lose the node: %v", node, brief(fs))
+			return
+		}
+		text := f.Summary + " " + strings.Join(f.Details, " ")
+		if f.Status == probes.Error && strings.Contains(text, "could not collect") {
+			if !strings.Contains(text, cause) {
+				t.Errorf("%s: %s: error %q does not say %q", node, f.Probe, text, cause)
+			}
+			explained = true
+		}
+		if f.Probe == "SVC-KUBELET" && f.Status != probes.Error {
+			judged = true
+		}
+	}
+	if !judged || !explained {
+		t.Errorf("%s: want frames that arrived judged (%v) and the rest explained (%v): %v", node, judged, explained, brief(fs))
 	}
 }
