@@ -89,7 +89,7 @@ func Redact(ctx context.Context, in, out string, r *Redactor) (*Manifest, error)
 	nodes := map[string]Node{}
 	for name, n := range m.Nodes {
 		var buf bytes.Buffer
-		if _, _, err := r.copy(&buf, bytes.NewReader([]byte(n.Error)), "manifest.json"); err == nil {
+		if _, _, err := r.Filter(&buf, bytes.NewReader([]byte(n.Error)), "node-error.txt"); err == nil {
 			n.Error = buf.String()
 		}
 		nodes[name] = n

@@ -104,7 +104,7 @@ func write(ctx context.Context, dst string, src Source, opts Options, prior *Man
 	}
 	if red != nil && opts.Redact != nil {
 		for file, counts := range ew.counts {
-			opts.Redact.record(file, counts)
+			opts.Redact.Record(file, counts)
 		}
 	}
 	return m, nil
@@ -201,7 +201,7 @@ func (ew *entryWriter) prepare(ctx context.Context, p string) prepared {
 	}
 	defer c.Close()
 	sink := &spill{}
-	n, counts, err := ew.red.copy(sink, ctxReader{ctx, c}, p)
+	n, counts, err := ew.red.Filter(sink, ctxReader{ctx, c}, p)
 	if err != nil {
 		return prepared{path: p, err: err}
 	}
@@ -274,7 +274,7 @@ func (ew *entryWriter) content(ctx context.Context, w io.Writer, pr prepared) (i
 	}
 	defer c.Close()
 	if pr.mode == modeRedact {
-		n, _, err := ew.red.copy(w, ctxReader{ctx, c}, pr.path)
+		n, _, err := ew.red.Filter(w, ctxReader{ctx, c}, pr.path)
 		return n, err
 	}
 	return io.CopyBuffer(w, ctxReader{ctx, c}, make([]byte, 256<<10))

@@ -1,4 +1,4 @@
-package bundle
+package redact
 
 import (
 	"bytes"
@@ -49,8 +49,8 @@ func keyword(kw string) finder {
 	return finder{"keyword:" + string(k), func(_, low []byte) int { return bytes.Index(low, k) }}
 }
 
-// literal finds a literal, minding case.
-func literal(s string) finder {
+// literalFinder finds a literal, minding case.
+func literalFinder(s string) finder {
 	k := []byte(s)
 	return finder{"literal:" + s, func(b, _ []byte) int { return bytes.Index(b, k) }}
 }
@@ -117,8 +117,7 @@ func assigns(low []byte, i int) bool {
 
 // Names of the structural rules, which are not regexes and are always on.
 const (
-	RulePrivateKey = "private-key"     // PEM private key blocks, multi-line or inline
-	RuleSecretData = "k8s-secret-data" // values of Secret data/stringData in JSON
+	RulePrivateKey = "private-key" // PEM private key blocks, multi-line or inline
 )
 
 // DefaultRules are the built-in regex rules. Rules run in order on each line, so a later
@@ -135,15 +134,21 @@ func DefaultRules() []Rule {
 		return out
 	}
 	pw := kw("passw")
+	secretWords := kw("secret", "password", "passwd", "token", "api_key", "apikey", "private_key", "access_key")
 	return []Rule{
 		// "password": "s3 cret" in JSON, the quoted value in full.
 		{Name: "password-json", Regex: `(?i)"[a-z0-9_.-]*passw(?:or)?d"\s*:\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: pw},
-		// password=x, password: x, Password=x; (connection strings), --password=x.
-		{Name: "password", Regex: `(?i)passw(?:or)?d["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: pw},
+		// password=x, password: x, Password=x; and Pwd=x; (connection strings), --password=x.
+		{Name: "password", Regex: `(?i)(?:passw(?:or)?d|\bpwd)["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: kw("passw", "pwd")},
 		// -Password x (PowerShell), --password x.
 		{Name: "password-flag", Regex: `(?i)(?:^|[\s"'(])--?passw(?:or)?d\s+("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: pw},
 		{Name: "securestring-plaintext", Regex: `(?i)ConvertTo-SecureString\s+(?:-String\s+)?("[^"]*"|'[^']*')`, Group: 1, find: kw("convertto-securestring")},
+		// net user NAME PASSWORD (Windows account set-up in a startup log); /add etc. stay.
+		{Name: "net-user", Regex: `(?i)\bnet(?:\.exe)?\s+user\s+("[^"]*"|'[^']*'|\S+)\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 2, find: kw("net user", "net.exe user")},
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
+		// Authorization: Basic x, Authorization: Negotiate x, "Authorization": "x".
+		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token)\s+)?([^\s"',;]+)`, Group: 1, find: kw("authorization")},
+		{Name: "basic-auth", Regex: `(?i)\bbasic\s+([A-Za-z0-9+/]{8,}=*)`, Group: 1, find: kw("basic")},
 		// token: x (kubeconfig), "token": "x", access_token=x.
 		{Name: "token", Regex: `(?i)(?:^|[\s{,"'])(?:(?:access|id|refresh|bearer|auth)[-_]?)?token["']?\s*[:=]\s*["']?([^\s"',}]+)`, Group: 1, find: []finder{tokenFinder()}},
 		// --token=x, --token x, -Token x (kubeadm join, kubelet args).
@@ -152,11 +157,20 @@ func DefaultRules() []Rule {
 		// The key of a kubeconfig user; client-certificate-data is public and kept.
 		{Name: "kubeconfig-client-key", Regex: `(?i)client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]+)`, Group: 1, find: kw("client-key-data")},
 		// A whole PEM key on one line, as JSON strings hold it ("-----BEGIN...\n...").
-		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literal(pemKey)}},
+		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
 		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: kw("accountkey", "sharedaccess")},
 		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: kw("sig=")},
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
-		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{literal("AKIA"), literal("ASIA")}},
+		// api_key=x, apikey: x, x-api-key: x.
+		{Name: "api-key", Regex: `(?i)api[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: kw("apikey", "api_key", "api-key")},
+		// SECRET_KEY=x, DB_PASSWORD=x, GITHUB_TOKEN=x: environment assignments (upper case,
+		// as environment variables are written).
+		{Name: "env-assignment", Regex: `\b[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: secretWords},
+		// containerd's registry auth = "x", identitytoken = "x" (config.toml), kept quoted.
+		{Name: "registry-auth", Regex: `(?i)(?:^|[\s{,"'])(?:auth|identitytoken|identity_token|registrytoken|registry_token)["']?\s*[:=]\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: kw("auth", "identitytoken", "identity_token", "registrytoken", "registry_token")},
+		// A bare JSON Web Token: header and payload are base64url JSON objects.
+		{Name: "jwt", Regex: `\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+`, find: []finder{literalFinder("eyJ")}},
+		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{literalFinder("AKIA"), literalFinder("ASIA")}},
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// https://user:password@host
 		{Name: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"']+:([^/\s@"']+)@`, Group: 1, find: []finder{{"url-userinfo", findURLUserinfo}}},

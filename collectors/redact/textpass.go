@@ -1,0 +1,68 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+
+	"golang.org/x/text/encoding/unicode"
+)
+
+// textPass redacts short texts (JSON string values) one after the other with one line
+// filter, so a file of a hundred thousand strings does not build as many filters.
+type textPass struct {
+	lf   *lineFilter
+	out  bytes.Buffer
+	lits [][]byte
+}
+
+func (r *Redactor) newTextPass(counts map[string]int) *textPass {
+	tp := &textPass{}
+	tp.lf = r.newLineFilter(&tp.out, counts)
+	tp.lits = tp.lf.lits
+	return tp
+}
+
+// run returns s redacted by the text pipeline; s itself when nothing changed.
+func (tp *textPass) run(s string) string {
+	tp.out.Reset()
+	tp.lf.buf, tp.lf.inPEM, tp.lf.pemMarked = tp.lf.buf[:0], false, false
+	// The Secret scanner only matters where a Secret's JSON is embedded in the value.
+	if strings.Contains(s, `Data"`) || strings.Contains(s, `"data"`) || strings.Contains(s, "last-applied-configuration") {
+		sj := newSecretJSON(tp.lf, tp.lf.counts, true)
+		sj.Write([]byte(s)) // to memory: no error
+		sj.Close()
+	} else {
+		tp.lf.Write([]byte(s))
+	}
+	tp.lf.Close()
+	if tp.out.Len() == len(s) && tp.out.String() == s {
+		return s
+	}
+	return tp.out.String()
+}
+
+// fromUTF16 converts UTF-16 text with a byte-order mark (as Windows PowerShell's
+// Out-File writes it) to UTF-8; ok is false for anything else.
+func fromUTF16(b []byte) ([]byte, bool) {
+	if len(b) < 2 || !(b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		return nil, false
+	}
+	u, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(b)
+	if err != nil {
+		return nil, false
+	}
+	return u, true
+}
+
+// toUTF16 encodes UTF-8 text back into the UTF-16 of orig, byte-order mark included.
+func toUTF16(u, orig []byte) []byte {
+	order := unicode.LittleEndian
+	if orig[0] == 0xfe {
+		order = unicode.BigEndian
+	}
+	out, err := unicode.UTF16(order, unicode.UseBOM).NewEncoder().Bytes(u)
+	if err != nil {
+		return u // cannot happen for text that came out of a decoder; UTF-8 is still redacted
+	}
+	return out
+}
