@@ -124,6 +124,9 @@ func (b *Bundle) extract(ctx context.Context, dir string) error {
 		if !ok || hdr.Typeflag == tar.TypeDir {
 			continue // directories are made as needed; the manifest is rewritten
 		}
+		if e.refused != nil {
+			return fmt.Errorf("unpacking: %w", e.refused)
+		}
 		if err := extractOne(ctx, tr, filepath.Join(dir, filepath.FromSlash(name)), e); err != nil {
 			return err
 		}

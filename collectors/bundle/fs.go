@@ -37,9 +37,17 @@ func (f bundleFS) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrClosed}
 	}
 	if e, ok := files[name]; ok {
-		inf := fileInfo{name: path.Base(name), size: e.size, mtime: e.mtime}
+		if e.refused != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: e.refused}
+		}
+		inf := fileInfo{name: path.Base(name), size: e.served(), mtime: e.mtime}
 		if e.data != nil {
-			return &memFile{Reader: bytes.NewReader(e.data), info: inf}, nil
+			data := e.data
+			if e.tail > 0 {
+				cut := int64(len(data)) - e.tail
+				data = append([]byte(tailMarker(cut, e.tail)), data[cut:]...)
+			}
+			return &memFile{Reader: bytes.NewReader(data), info: inf}, nil
 		}
 		return &lazyFile{bundle: b.path, e: e, info: inf}, nil
 	}
@@ -47,6 +55,37 @@ func (f bundleFS) Open(name string) (fs.File, error) {
 		return &dirFile{files: files, name: name, kids: kids}, nil
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// Stat describes a file without opening it, so a refused file still exists for
+// Evidence.Has: reading it is what fails, with the reason.
+func (f bundleFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	b := f.b
+	b.mu.Lock()
+	files := b.files
+	b.mu.Unlock()
+	if files == nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrClosed}
+	}
+	if e, ok := files[name]; ok {
+		return fileInfo{name: path.Base(name), size: e.served(), mtime: e.mtime}, nil
+	}
+	if _, ok := b.dirs[name]; ok {
+		return fileInfo{name: path.Base(name), dir: true}, nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// served is the size a reader of the file gets: the tail and its marker line for a
+// log over the cap.
+func (e *entry) served() int64 {
+	if e.tail > 0 {
+		return int64(len(tailMarker(e.size-e.tail, e.tail))) + e.tail
+	}
+	return e.size
 }
 
 type fileInfo struct {
@@ -85,6 +124,7 @@ type lazyFile struct {
 	r      io.Reader
 	h      hash.Hash
 	n      int64
+	pre    []byte // served before r: the tail marker
 }
 
 func (l *lazyFile) Stat() (fs.FileInfo, error) { return l.info, nil }
@@ -94,6 +134,21 @@ func (l *lazyFile) Read(p []byte) (int, error) {
 		if err := l.seek(); err != nil {
 			return 0, &fs.PathError{Op: "read", Path: l.e.name, Err: err}
 		}
+		if l.e.tail > 0 {
+			// Hash the head without keeping it: the checksum covers the whole entry.
+			cut := l.e.size - l.e.tail
+			k, err := io.CopyN(l.h, l.r, cut)
+			l.n += k
+			if err != nil {
+				return 0, &fs.PathError{Op: "read", Path: l.e.name, Err: err}
+			}
+			l.pre = []byte(tailMarker(cut, l.e.tail))
+		}
+	}
+	if len(l.pre) > 0 {
+		n := copy(p, l.pre)
+		l.pre = l.pre[n:]
+		return n, nil
 	}
 	n, err := l.r.Read(p)
 	l.h.Write(p[:n])

@@ -24,15 +24,12 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 )
 
-// Reader limits. Files up to smallFile are kept in memory, up to memBudget in all; a
-// larger file is read again from the bundle when opened (probes read small files; logs
-// are large and rarely read). The other limits refuse decompression bombs.
+// Files up to smallFile are kept in memory, up to memBudget in all; a larger file is
+// read again from the bundle when opened (probes read small files; logs are large and
+// rarely read). Limits bound the rest.
 const (
-	smallFile   = 4 << 20
-	memBudget   = 128 << 20
-	maxManifest = 64 << 20
-	maxEntries  = 200_000
-	maxTotal    = 64 << 30
+	smallFile = 4 << 20
+	memBudget = 128 << 20
 )
 
 // Bundle is a verified bundle: its manifest and its files as an fs.FS.
@@ -42,6 +39,7 @@ type Bundle struct {
 	mu       sync.Mutex
 	files    map[string]*entry // nil once closed
 	dirs     map[string][]string
+	lim      Limits
 }
 
 type entry struct {
@@ -50,23 +48,39 @@ type entry struct {
 	sha   string
 	mtime time.Time
 	data  []byte // nil: read it again from the bundle
+	// refused: over its kind's cap, never read; opening it gives this error.
+	refused *LimitError
+	// tail: a log larger than the cap is served as its last tail bytes (0: whole).
+	tail int64
 }
 
 // Open reads and verifies a bundle (see OpenContext).
 func Open(path string) (*Bundle, error) { return OpenContext(context.Background(), path) }
 
-// OpenContext reads and verifies a bundle before handing out a byte: the gzip and tar
+// OpenContext is OpenLimits with DefaultLimits.
+func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+	return OpenLimits(ctx, path, DefaultLimits())
+}
+
+// OpenLimits reads and verifies a bundle before handing out a byte: the gzip and tar
 // streams are complete and well-formed, manifest.json is present in a known format, every
 // entry's size and sha256 match the manifest and the manifest lists no more and no
-// fewer files, and no entry escapes the root (../, absolute paths), is a link or a
-// device, or repeats. A refusal is a *VerifyError saying which.
-func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+// fewer files, and no entry escapes the root (../, absolute paths), is a link, a device
+// or a sparse file, or repeats. A refusal is a *VerifyError saying which.
+//
+// lim bounds the cost: each tar header is checked (name length and depth, declared
+// size, running total, node folders and their names) before its entry is read, so a
+// hostile bundle is refused after reading little more than its headers. An evidence
+// file over its kind's cap is not read: the bundle opens, and that one file fails to
+// open with a *LimitError; logs over the cap are served as their tail. Memory stays
+// under memBudget for the files kept whole plus a few buffers, whatever the bundle.
+func OpenLimits(ctx context.Context, path string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening bundle: %w", err)
 	}
 	defer f.Close()
-	b := &Bundle{path: path, files: map[string]*entry{}}
+	b := &Bundle{path: path, files: map[string]*entry{}, lim: lim}
 	mb, err := b.scan(ctx, f)
 	if err == nil {
 		err = b.verify(mb)
@@ -101,6 +115,7 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 	var manifest []byte
 	dirs := map[string]bool{}
 	budget, total, count := int64(memBudget), int64(0), 0
+	nodes := nodeCounter{max: b.lim.MaxNodes}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -112,11 +127,14 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
 			return nil, streamErr(err, fmt.Sprintf("after %d entries", count))
 		}
-		if count++; count > maxEntries {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", maxEntries)}
+		if count++; count > b.lim.MaxEntries {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", b.lim.MaxEntries)}
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue // pax metadata for the archive (git archive writes one), not a file
+		}
+		if err := b.lim.checkName(hdr.Name); err != nil {
+			return nil, err
 		}
 		if err := entryType(hdr); err != nil {
 			return nil, err
@@ -131,15 +149,21 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 		if _, dup := b.files[name]; dup || dirs[name] || name == collectors.BundleManifest && manifest != nil {
 			return nil, &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "duplicate entry"}
 		}
+		if err := nodes.add(name, hdr.Typeflag == tar.TypeDir); err != nil {
+			return nil, err
+		}
 		if hdr.Typeflag == tar.TypeDir {
 			dirs[name] = true
 			continue
 		}
-		if total += hdr.Size; total > maxTotal {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", int64(maxTotal))}
+		if hdr.Size > b.lim.MaxEntry {
+			return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("declares %d bytes; no evidence file may be larger than %d", hdr.Size, b.lim.MaxEntry)}
+		}
+		if total += hdr.Size; total > b.lim.MaxTotal {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", b.lim.MaxTotal)}
 		}
 		if name == collectors.BundleManifest {
-			if hdr.Size > maxManifest {
+			if hdr.Size > b.lim.MaxManifest {
 				return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("%d bytes", hdr.Size)}
 			}
 			if manifest, err = io.ReadAll(tr); err != nil {
@@ -147,7 +171,20 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 			}
 			continue
 		}
-		e := &entry{name: name, mtime: hdr.ModTime}
+		e := &entry{name: name, mtime: hdr.ModTime, size: hdr.Size}
+		kind, limit := b.lim.kindOf(name)
+		switch {
+		case kind != kindLog && hdr.Size > limit:
+			what := "JSON"
+			if kind == kindText {
+				what = "text"
+			}
+			e.refused = &LimitError{Path: name, Size: hdr.Size, Limit: limit, What: what}
+			b.files[name] = e
+			continue // never read: tar.Next skips it
+		case kind == kindLog && hdr.Size > limit:
+			e.tail = limit
+		}
 		h := sha256.New()
 		var w io.Writer = h
 		var buf *bytes.Buffer
@@ -165,9 +202,14 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 		e.sha = hex.EncodeToString(h.Sum(nil))
 		b.files[name] = e
 	}
-	// Read to the end of the gzip stream, which checks its CRC and length.
-	if _, err := io.Copy(io.Discard, zr); err != nil {
+	// Read to the end of the gzip stream, which checks its CRC and length; what follows
+	// the tar stream counts against the total too (a bomb after the last entry).
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, b.lim.MaxTotal-total+1))
+	if err != nil {
 		return nil, streamErr(err, "after the last entry")
+	}
+	if total+n > b.lim.MaxTotal {
+		return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed (after the last entry)", b.lim.MaxTotal)}
 	}
 	return manifest, b.index(dirs)
 }
@@ -177,7 +219,14 @@ func entryType(hdr *tar.Header) error {
 	what := ""
 	switch hdr.Typeflag {
 	case tar.TypeReg, tar.TypeDir, '\x00': // '\x00': regular file, pre-POSIX
+		for k := range hdr.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				return &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "sparse files are not allowed"}
+			}
+		}
 		return nil
+	case tar.TypeGNUSparse:
+		what = "sparse files are not allowed"
 	case tar.TypeSymlink:
 		what = "symlinks are not allowed"
 	case tar.TypeLink:
@@ -312,7 +361,7 @@ func (b *Bundle) verify(raw []byte) error {
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "is listed in the manifest but missing from the bundle"}
 		case e.size != it.Size:
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: fmt.Sprintf("size %d, the manifest says %d", e.size, it.Size)}
-		case e.sha != it.SHA256:
+		case e.refused == nil && e.sha != it.SHA256:
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "checksum mismatch"}
 		}
 	}
