@@ -3,10 +3,13 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"slices"
 	"strings"
 )
+
+var errNotJSON = errors.New("not JSON")
 
 // Names of the structural JSON rules.
 const (
@@ -114,33 +117,46 @@ type jsonWalk struct {
 	text   *textPass
 	stack  []vframe
 	edits  []edit
+	keys   map[string]keyInfo // every distinct key once: its string and whether it names a secret
+	unesc  []byte
 }
 
-// jsonEdits walks the tokens of b and returns the string literals to replace.
+type keyInfo struct {
+	key    string
+	secret bool
+}
+
+// jsonEdits walks b, valid JSON (or JSON lines), and returns the string literals to
+// replace.
 func (r *Redactor) jsonEdits(b []byte, counts map[string]int) ([]edit, error) {
-	w := &jsonWalk{r: r, b: b, counts: counts, text: r.newTextPass(counts)}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	for {
-		from := int(dec.InputOffset())
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return w.edits, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		to := int(dec.InputOffset())
-		switch t := tok.(type) {
-		case json.Delim:
-			w.delim(t)
-		case string:
-			start := from + bytes.IndexByte(b[from:to], '"')
-			w.str(t, start, to)
-		default:
+	if !validJSON(b) {
+		return nil, errNotJSON
+	}
+	w := &jsonWalk{r: r, b: b, counts: counts, text: r.newTextPass(counts), keys: map[string]keyInfo{}}
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case '{', '[', '}', ']':
+			w.delim(c)
+			i++
+		case '"':
+			end, esc := stringEnd(b, i)
+			raw := b[i+1 : end-1]
+			if esc {
+				w.unesc = unescape(w.unesc[:0], raw)
+				raw = w.unesc
+			}
+			w.str(raw, i, end)
+			i = end
+		case ' ', '\t', '\r', '\n', ',', ':':
+			i++
+		default: // a number, true, false or null
+			for i < len(b) && !delimiter(b[i]) {
+				i++
+			}
 			w.scalar()
 		}
 	}
+	return w.edits, nil
 }
 
 func (w *jsonWalk) top() *vframe {
@@ -157,7 +173,7 @@ func (w *jsonWalk) valueDone() {
 	}
 }
 
-func (w *jsonWalk) delim(d json.Delim) {
+func (w *jsonWalk) delim(d byte) {
 	switch d {
 	case '{', '[':
 		if f := w.top(); f != nil && !f.obj {
@@ -169,7 +185,7 @@ func (w *jsonWalk) delim(d json.Delim) {
 		w.stack = w.stack[:len(w.stack)-1]
 		if f.obj {
 			for _, p := range f.pendValue {
-				w.plain(p.value, p.start, p.end)
+				w.plain([]byte(p.value), p.start, p.end)
 			}
 			secret := !f.kindSeen && f.hasType // a typed List item: Secrets have a type
 			for _, p := range f.pendData {
@@ -187,13 +203,24 @@ func (w *jsonWalk) scalar() {
 	w.valueDone()
 }
 
-func (w *jsonWalk) str(s string, start, end int) {
+// key interns an object key: documents repeat the same few keys many times.
+func (w *jsonWalk) key(raw []byte) keyInfo {
+	if k, ok := w.keys[string(raw)]; ok {
+		return k
+	}
+	k := keyInfo{key: string(raw), secret: secretName(string(raw))}
+	w.keys[k.key] = k
+	return k
+}
+
+// str handles a string, raw its decoded bytes, at b[start:end] (quotes included).
+func (w *jsonWalk) str(raw []byte, start, end int) {
 	f := w.top()
 	if f != nil && f.obj && f.expectKey {
-		f.key, f.expectKey = s, false
+		f.key, f.expectKey = w.key(raw).key, false
 		if len(w.text.lits) > 0 {
-			if red := replaceLiterals([]byte(s), w.text.lits, w.counts); string(red) != s {
-				w.replace(start, end, string(red))
+			if red := replaceLiterals(raw, w.text.lits, w.counts); !bytes.Equal(red, raw) {
+				w.replace(start, end, red)
 			}
 		}
 		return
@@ -201,56 +228,52 @@ func (w *jsonWalk) str(s string, start, end int) {
 	defer w.valueDone()
 	switch {
 	case f == nil:
-		w.plain(s, start, end)
+		w.plain(raw, start, end)
 	case !f.obj:
 		if f.prevFlag {
-			w.whole(s, start, end, RuleFlagArg)
+			w.whole(raw, start, end, RuleFlagArg)
 		} else {
-			w.plain(s, start, end)
+			w.plain(raw, start, end)
 		}
-		f.prevFlag = secretFlag(s)
+		f.prevFlag = len(raw) > 1 && (raw[0] == '-' || raw[0] == '/') && secretFlag(string(raw))
 	case w.secretOwner() >= 0:
 		owner := &w.stack[w.secretOwner()]
-		p := pending{start: start, end: end, value: s, rule: RuleSecretData}
+		p := pending{start: start, end: end, value: string(raw), rule: RuleSecretData}
 		if owner.kindSeen {
 			w.resolve(p, owner.kind == "Secret")
 		} else {
 			owner.pendData = append(owner.pendData, p)
 		}
-	case secretName(f.key):
-		w.whole(s, start, end, RuleSecretKey)
+	case w.keys[f.key].secret:
+		w.whole(raw, start, end, RuleSecretKey)
 	case f.key == "value" && f.nameSecret == 0:
-		f.pendValue = append(f.pendValue, pending{start: start, end: end, value: s, rule: RuleEnvSecret})
+		f.pendValue = append(f.pendValue, pending{start: start, end: end, value: string(raw), rule: RuleEnvSecret})
 	case f.key == "value" && f.nameSecret > 0:
-		w.whole(s, start, end, RuleEnvSecret)
+		w.whole(raw, start, end, RuleEnvSecret)
 	default:
-		w.plain(s, start, end)
-		w.sibling(f, s)
+		w.plain(raw, start, end)
+		w.sibling(f, raw)
 	}
 }
 
 // sibling notes what a member says about its object: its kind, its type, an env name.
-func (w *jsonWalk) sibling(f *vframe, s string) {
+func (w *jsonWalk) sibling(f *vframe, raw []byte) {
 	switch f.key {
 	case "kind":
-		f.kind, f.kindSeen = s, true
+		f.kind, f.kindSeen = string(raw), true
 		for _, p := range f.pendData {
-			w.resolve(p, s == "Secret")
+			w.resolve(p, f.kind == "Secret")
 		}
 		f.pendData = nil
 	case "type":
 		f.hasType = true
 	case "name":
 		f.nameSecret = -1
-		if secretName(s) {
+		if secretName(string(raw)) {
 			f.nameSecret = 1
-			for _, p := range f.pendValue {
-				w.whole(p.value, p.start, p.end, p.rule)
-			}
-		} else {
-			for _, p := range f.pendValue {
-				w.plain(p.value, p.start, p.end)
-			}
+		}
+		for _, p := range f.pendValue {
+			w.resolve(p, f.nameSecret > 0)
 		}
 		f.pendValue = nil
 	}
@@ -274,30 +297,30 @@ func (w *jsonWalk) secretOwner() int {
 
 func (w *jsonWalk) resolve(p pending, secret bool) {
 	if secret {
-		w.whole(p.value, p.start, p.end, p.rule)
+		w.whole([]byte(p.value), p.start, p.end, p.rule)
 	} else {
-		w.plain(p.value, p.start, p.end)
+		w.plain([]byte(p.value), p.start, p.end)
 	}
 }
 
 // whole replaces a value entirely; empty and already redacted values stay.
-func (w *jsonWalk) whole(s string, start, end int, rule string) {
-	if s == "" || s == Replacement {
+func (w *jsonWalk) whole(raw []byte, start, end int, rule string) {
+	if len(raw) == 0 || string(raw) == Replacement {
 		return
 	}
 	w.counts[rule]++
-	w.replace(start, end, Replacement)
+	w.replace(start, end, []byte(Replacement))
 }
 
 // plain redacts a value by the text rules.
-func (w *jsonWalk) plain(s string, start, end int) {
-	if red := w.text.run(s); red != s {
+func (w *jsonWalk) plain(raw []byte, start, end int) {
+	if red, changed := w.text.run(raw); changed {
 		w.replace(start, end, red)
 	}
 }
 
-func (w *jsonWalk) replace(start, end int, s string) {
-	enc, _ := json.Marshal(s) // a string always encodes
+func (w *jsonWalk) replace(start, end int, s []byte) {
+	enc, _ := json.Marshal(string(s)) // a string always encodes
 	w.edits = append(w.edits, edit{start: start, end: end, text: enc})
 }
 

@@ -36,6 +36,7 @@ type Redactor struct {
 	rules   []compiledRule
 	scans   []scan // the distinct finders, each with the rules it serves
 	anyLine bool   // a rule without finders: every line must be asked
+	custom  bool   // a rule not built in (LoadRules): no shortcut may skip it
 
 	mu       sync.Mutex
 	literals []literal
@@ -61,6 +62,7 @@ func New(rules []Rule) (*Redactor, error) {
 		}
 		r.rules = append(r.rules, c)
 		r.anyLine = r.anyLine || len(c.find) == 0
+		r.custom = r.custom || rule.find == nil
 	}
 	if len(r.rules) > 64 {
 		return nil, fmt.Errorf("%d redaction rules; at most 64 are supported", len(r.rules))

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"io"
 )
 
@@ -85,7 +86,20 @@ func (s *secretJSON) reset() {
 }
 
 func (s *secretJSON) Write(p []byte) (int, error) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if s.text && !s.inStr && len(s.stack) == 0 && s.hold < 0 {
+			// Outside any object, text cannot hold a Secret's value: skip to the next '{'
+			// in one scan (a log has few), quotes included, so a stray one cannot matter.
+			j := bytes.IndexByte(p[i:], '{')
+			if j < 0 {
+				s.out = append(s.out, p[i:]...)
+				break
+			}
+			s.out = append(s.out, p[i:i+j]...)
+			i += j
+			c = '{'
+		}
 		if s.inStr {
 			if c == '\n' && s.text {
 				s.reset()

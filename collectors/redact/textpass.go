@@ -2,7 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"strings"
 
 	"golang.org/x/text/encoding/unicode"
 )
@@ -13,32 +12,55 @@ type textPass struct {
 	lf   *lineFilter
 	out  bytes.Buffer
 	lits [][]byte
+	all  bool // custom rules: no shortcut can know what they match
 }
 
 func (r *Redactor) newTextPass(counts map[string]int) *textPass {
 	tp := &textPass{}
 	tp.lf = r.newLineFilter(&tp.out, counts)
-	tp.lits = tp.lf.lits
+	tp.lits, tp.all = tp.lf.lits, r.custom
 	return tp
 }
 
-// run returns s redacted by the text pipeline; s itself when nothing changed.
-func (tp *textPass) run(s string) string {
+// run returns s redacted by the text pipeline, and whether that changed it.
+func (tp *textPass) run(s []byte) ([]byte, bool) {
+	if !tp.all && !mayHoldSecret(s) && !containsAny(s, tp.lits) {
+		return s, false
+	}
 	tp.out.Reset()
 	tp.lf.buf, tp.lf.inPEM, tp.lf.pemMarked = tp.lf.buf[:0], false, false
 	// The Secret scanner only matters where a Secret's JSON is embedded in the value.
-	if strings.Contains(s, `Data"`) || strings.Contains(s, `"data"`) || strings.Contains(s, "last-applied-configuration") {
+	if bytes.Contains(s, []byte(`Data"`)) || bytes.Contains(s, []byte(`"data"`)) || bytes.Contains(s, []byte("last-applied-configuration")) {
 		sj := newSecretJSON(tp.lf, tp.lf.counts, true)
-		sj.Write([]byte(s)) // to memory: no error
+		sj.Write(s) // to memory: no error
 		sj.Close()
 	} else {
-		tp.lf.Write([]byte(s))
+		tp.lf.Write(s)
 	}
 	tp.lf.Close()
-	if tp.out.Len() == len(s) && tp.out.String() == s {
-		return s
+	if bytes.Equal(tp.out.Bytes(), s) {
+		return s, false
 	}
-	return tp.out.String()
+	return tp.out.Bytes(), true
+}
+
+// mayHoldSecret is the cheap test for a short text (a JSON string value): every
+// built-in rule needs a blank, '=' or ':' in what it matches, except bare tokens
+// (bootstrap tokens, JWTs, AWS key ids), which are long and have a dot or an AKIA/ASIA.
+func mayHoldSecret(s []byte) bool {
+	if bytes.ContainsAny(s, " \t\r\n=:") {
+		return true
+	}
+	return len(s) >= 16 && (bytes.IndexByte(s, '.') >= 0 || bytes.Contains(s, []byte("AKIA")) || bytes.Contains(s, []byte("ASIA")))
+}
+
+func containsAny(s []byte, forms [][]byte) bool {
+	for _, f := range forms {
+		if bytes.Contains(s, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // fromUTF16 converts UTF-16 text with a byte-order mark (as Windows PowerShell's
