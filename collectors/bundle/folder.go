@@ -1,12 +1,15 @@
 package bundle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 )
 
 // Folder is an evidence folder opened for analysis (analyze DIR), confined to itself:
@@ -185,3 +188,25 @@ type sizedInfo struct {
 }
 
 func (s sizedInfo) Size() int64 { return s.size }
+
+// OpenEvidence opens what analyze is given: a folder (OpenFolder) or a bundle file
+// (OpenContext), with DefaultLimits. It returns the evidence, a description of where it
+// came from for the report ("folder DIR", "bundle FILE"), and what to close when done.
+func OpenEvidence(ctx context.Context, p string) (collectors.Evidence, string, io.Closer, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return collectors.Evidence{}, "", nil, fmt.Errorf("opening evidence: %w", err)
+	}
+	if st.IsDir() {
+		f, err := OpenFolder(p)
+		if err != nil {
+			return collectors.Evidence{}, "", nil, err
+		}
+		return collectors.Evidence{FS: f.FS()}, "folder " + p, f, nil
+	}
+	b, err := OpenContext(ctx, p)
+	if err != nil {
+		return collectors.Evidence{}, "", nil, err
+	}
+	return collectors.Evidence{FS: b.FS()}, "bundle " + p, b, nil
+}

@@ -334,3 +334,39 @@ func TestSeededSecretsNeverReachTheBundle(t *testing.T) {
 		})
 	}
 }
+
+// TestFolderJudgesLikeTheEvidence: a scenario written to a folder and read through
+// OpenEvidence (an os.Root with caps) judges exactly like the scenario itself.
+func TestFolderJudgesLikeTheEvidence(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		fsys, _, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := collectors.NewTree()
+		if err := tree.CopyFrom(fsys, "cluster", "nodes"); err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.Analyze(probes.Default(), tree.Evidence(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if _, _, err := bundle.Spool(tree, dir, nil); err != nil {
+			t.Fatal(err)
+		}
+		ev, source, closer, err := bundle.OpenEvidence(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := engine.Analyze(probes.Default(), ev, nil)
+		closer.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(source, "folder ") {
+			t.Errorf("source %q", source)
+		}
+		sameFindings(t, name+" as a folder", want, got)
+	}
+}

@@ -110,6 +110,12 @@ func sortedPaths(src Source) ([]string, error) {
 		files[p] = true
 	}
 	for _, p := range paths {
+		// A reader refuses node folders not named like Kubernetes nodes: never write one.
+		if node, ok := nodeFolder(p); ok && path.Dir(p) != "nodes" {
+			if err := CheckNodeName(node); err != nil {
+				return nil, fmt.Errorf("cannot bundle %q: %w", p, err)
+			}
+		}
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			if files[d] {
 				return nil, fmt.Errorf("cannot bundle %q: %q is a file", p, d)
