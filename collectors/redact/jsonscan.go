@@ -52,7 +52,8 @@ func delimiter(c byte) bool {
 }
 
 // unescape appends the decoded body of a valid JSON string literal to dst. Lone
-// surrogates become U+FFFD, as encoding/json decodes them.
+// surrogates become U+FFFD, as encoding/json decodes them; invalid UTF-8 is kept as it
+// is (json.Marshal replaces it if the string is ever written back).
 func unescape(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
