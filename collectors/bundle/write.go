@@ -71,7 +71,10 @@ func write(ctx context.Context, dst string, src Source, opts Options, prior *Man
 		mtime = opts.Time.UTC().Truncate(time.Second)
 	}
 	ew := &entryWriter{src: src, red: red, max: opts.MaxFileSize, mtime: mtime, dirs: map[string]bool{},
-		errText: map[string]string{}, counts: map[string]map[string]int{}}
+		errText: map[string]string{}, counts: map[string]map[string]int{}, has: map[string]bool{}}
+	for _, p := range paths {
+		ew.has[p] = true
+	}
 	var m *Manifest
 	err = atomicWrite(dst, func(w io.Writer) error {
 		zw := newGzip(w)
@@ -116,6 +119,7 @@ const (
 	modeMem    entryMode = iota // data holds the file as it goes in
 	modeRaw                     // copy the source file as it is
 	modeRedact                  // redact the source file on the way in
+	modeSkip                    // over the cap and not a log: listed as an error, not bundled
 )
 
 // prepared is one file ready to go into the archive.
@@ -140,6 +144,7 @@ type entryWriter struct {
 	dirs    map[string]bool
 	items   []Item
 	errText map[string]string         // path of a ".err" file -> its text
+	has     map[string]bool           // the paths of the source
 	counts  map[string]map[string]int // file -> rule -> count
 }
 
@@ -195,6 +200,10 @@ func (ew *entryWriter) prepare(ctx context.Context, p string) prepared {
 		return prepared{path: p, err: err}
 	}
 	pr := prepared{path: p, size: c.size, orig: c.origSize, cut: c.cut}
+	if c.tooBig {
+		pr.mode = modeSkip
+		return pr
+	}
 	if ew.red == nil {
 		pr.mode, pr.c = modeRaw, c
 		return pr
@@ -219,6 +228,17 @@ func (ew *entryWriter) prepare(ctx context.Context, p string) prepared {
 
 // write puts one prepared file into the archive and records its manifest item.
 func (ew *entryWriter) write(ctx context.Context, pr prepared) error {
+	if pr.mode == modeSkip {
+		// Say why in a ".err" companion, which is what a probe finding the file missing
+		// reads (and which makes the manifest list the file as an error).
+		why := fmt.Sprintf("not bundled: %d bytes, over the cap of %d; a file that is not a log cannot be cut short\n", pr.orig, ew.max)
+		errPath := pr.path + collectors.ErrSuffix
+		if ew.has[errPath] { // the source has one already, which goes in next
+			ew.items = append(ew.items, Item{Path: pr.path, Status: StatusError, OriginalSize: pr.orig, Error: strings.TrimSpace(why)})
+			return nil
+		}
+		return ew.write(ctx, prepared{path: errPath, mode: modeMem, data: []byte(why), size: int64(len(why))})
+	}
 	for _, d := range parents(pr.path) {
 		if !ew.dirs[d] {
 			ew.dirs[d] = true
