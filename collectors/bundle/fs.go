@@ -1,26 +1,17 @@
 package bundle
 
 import (
-	"archive/tar"
-	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"hash"
 	"io"
 	"io/fs"
-	"os"
 	"path"
+	"strings"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // FS is the bundle's files (manifest.json excluded) as a read-only fs.FS, which is what
-// collectors.Evidence reads. A file kept in memory is served from there; a large one is
-// decompressed again from the bundle file and re-verified against its checksum as it
-// is read.
+// collectors.Evidence reads. A file kept in memory is served from there; a large one
+// from the spill file, written as the bundle was verified.
 func (b *Bundle) FS() fs.FS { return bundleFS{b} }
 
 type bundleFS struct{ b *Bundle }
@@ -49,7 +40,15 @@ func (f bundleFS) Open(name string) (fs.File, error) {
 			}
 			return &memFile{Reader: bytes.NewReader(data), info: inf}, nil
 		}
-		return &lazyFile{bundle: b.path, e: e, info: inf}, nil
+		b.mu.Lock()
+		spill := b.spill
+		b.mu.Unlock()
+		var r io.Reader = io.NewSectionReader(spill, e.off, e.size)
+		if e.tail > 0 {
+			cut := e.size - e.tail
+			r = io.MultiReader(strings.NewReader(tailMarker(cut, e.tail)), io.NewSectionReader(spill, e.off+cut, e.tail))
+		}
+		return &spillFile{r: r, info: inf}, nil
 	}
 	if kids, ok := b.dirs[name]; ok {
 		return &dirFile{files: files, name: name, kids: kids}, nil
@@ -115,80 +114,15 @@ type memFile struct {
 func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
 func (m *memFile) Close() error               { return nil }
 
-// lazyFile finds its entry in the bundle on the first Read.
-type lazyFile struct {
-	bundle string
-	e      *entry
-	info   fileInfo
-	f      *os.File
-	r      io.Reader
-	h      hash.Hash
-	n      int64
-	pre    []byte // served before r: the tail marker
+// spillFile is a file read from the spill file.
+type spillFile struct {
+	r    io.Reader
+	info fileInfo
 }
 
-func (l *lazyFile) Stat() (fs.FileInfo, error) { return l.info, nil }
-
-func (l *lazyFile) Read(p []byte) (int, error) {
-	if l.r == nil {
-		if err := l.seek(); err != nil {
-			return 0, &fs.PathError{Op: "read", Path: l.e.name, Err: err}
-		}
-		if l.e.tail > 0 {
-			// Hash the head without keeping it: the checksum covers the whole entry.
-			cut := l.e.size - l.e.tail
-			k, err := io.CopyN(l.h, l.r, cut)
-			l.n += k
-			if err != nil {
-				return 0, &fs.PathError{Op: "read", Path: l.e.name, Err: err}
-			}
-			l.pre = []byte(tailMarker(cut, l.e.tail))
-		}
-	}
-	if len(l.pre) > 0 {
-		n := copy(p, l.pre)
-		l.pre = l.pre[n:]
-		return n, nil
-	}
-	n, err := l.r.Read(p)
-	l.h.Write(p[:n])
-	l.n += int64(n)
-	if err == io.EOF && (l.n != l.e.size || hex.EncodeToString(l.h.Sum(nil)) != l.e.sha) {
-		// The bundle file changed since it was opened and verified.
-		err = &VerifyError{Kind: Tampered, Entry: l.e.name, Detail: "checksum mismatch (changed since the bundle was opened)"}
-	}
-	return n, err
-}
-
-func (l *lazyFile) seek() error {
-	f, err := os.Open(l.bundle)
-	if err != nil {
-		return err
-	}
-	l.f = f
-	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 256<<10))
-	if err != nil {
-		return streamErr(err, "in the gzip header")
-	}
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err != nil {
-			return fmt.Errorf("%s is no longer in the bundle: %w", l.e.name, err)
-		}
-		if name, _ := cleanEntry(hdr.Name); name == l.e.name && hdr.Typeflag != tar.TypeDir {
-			l.r, l.h = tr, sha256.New()
-			return nil
-		}
-	}
-}
-
-func (l *lazyFile) Close() error {
-	if l.f != nil {
-		return l.f.Close()
-	}
-	return nil
-}
+func (s *spillFile) Read(p []byte) (int, error) { return s.r.Read(p) }
+func (s *spillFile) Stat() (fs.FileInfo, error) { return s.info, nil }
+func (s *spillFile) Close() error               { return nil }
 
 type dirFile struct {
 	files map[string]*entry

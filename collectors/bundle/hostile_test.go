@@ -14,15 +14,16 @@ import (
 )
 
 // hostileHeapBound is the peak heap reading any hostile input may take: the reader
-// keeps at most memBudget (128 MiB) of small files, plus the file a probe is reading and
-// the garbage of the files read before it (the runtime's memory limit is set to
-// hostileGCLimit so the collector works to keep that small).
+// keeps at most memBudget (32 MiB) of small files and an index of at most MaxEntries
+// entries, plus the file a probe is reading (a log's 32 MiB tail at most) and the
+// garbage of the files read before it; the runtime's memory limit is set to
+// hostileGCLimit so the collector works to keep that garbage small.
 const (
-	hostileHeapBound = 320 << 20
-	hostileGCLimit   = 256 << 20
+	hostileHeapBound = 192 << 20
+	hostileGCLimit   = 128 << 20
 	// hostileRSSBound bounds the test process's peak resident memory (VmHWM, Linux),
 	// building the inputs included: the memory limit the process holds itself to.
-	hostileRSSBound = 512 << 20
+	hostileRSSBound = 384 << 20
 )
 
 // hostileCase is one hostile input and how reading it must end: with an error saying

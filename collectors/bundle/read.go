@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -24,12 +25,13 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 )
 
-// Files up to smallFile are kept in memory, up to memBudget in all; a larger file is
-// read again from the bundle when opened (probes read small files; logs are large and
-// rarely read). Limits bound the rest.
+// Files up to smallFile are kept in memory, up to memBudget in all; the others are
+// written, decompressed, to one temporary spill file as the bundle is verified, and read
+// from there (reading them again from the bundle would decompress it from the start for
+// each file: quadratic time on a bundle of many files). Limits bound the rest.
 const (
-	smallFile = 4 << 20
-	memBudget = 128 << 20
+	smallFile = 1 << 20
+	memBudget = 32 << 20
 )
 
 // Bundle is a verified bundle: its manifest and its files as an fs.FS.
@@ -40,6 +42,9 @@ type Bundle struct {
 	files    map[string]*entry // nil once closed
 	dirs     map[string][]string
 	lim      Limits
+	spill    *os.File // files not kept in memory, decompressed; nil until needed
+	spillBuf *bufio.Writer
+	spillLen int64
 }
 
 type entry struct {
@@ -47,7 +52,8 @@ type entry struct {
 	size  int64
 	sha   string
 	mtime time.Time
-	data  []byte // nil: read it again from the bundle
+	data  []byte // nil: at off in the spill file
+	off   int64
 	// refused: over its kind's cap, never read; opening it gives this error.
 	refused *LimitError
 	// tail: a log larger than the cap is served as its last tail bytes (0: whole).
@@ -86,6 +92,7 @@ func OpenLimits(ctx context.Context, path string, lim Limits) (*Bundle, error) {
 		err = b.verify(mb)
 	}
 	if err != nil {
+		b.Close()
 		return nil, fmt.Errorf("opening bundle %s: %w", path, err)
 	}
 	return b, nil
@@ -97,12 +104,36 @@ func (b *Bundle) Manifest() *Manifest { return b.manifest }
 // Path is where the bundle was opened from.
 func (b *Bundle) Path() string { return b.path }
 
-// Close releases the files held in memory; the FS fails afterwards.
+// Close releases the files held in memory and removes the spill file; the FS fails
+// afterwards.
 func (b *Bundle) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.files = nil
-	return nil
+	if b.spill == nil {
+		return nil
+	}
+	err := b.spill.Close()
+	os.Remove(b.spill.Name()) // removed at creation already, except on Windows
+	b.spill = nil
+	return err
+}
+
+// spillWriter returns the spill file's writer, creating the file on first use. Outside
+// Windows the file is unlinked at once, so nothing is left behind even by a crash.
+func (b *Bundle) spillWriter() (io.Writer, error) {
+	if b.spillBuf != nil {
+		return b.spillBuf, nil
+	}
+	f, err := os.CreateTemp("", "wintroubleshoot-bundle-*.spill")
+	if err != nil {
+		return nil, fmt.Errorf("making a spill file for the bundle's large files: %w", err)
+	}
+	if runtime.GOOS != "windows" {
+		os.Remove(f.Name())
+	}
+	b.spill, b.spillBuf = f, bufio.NewWriterSize(f, 256<<10)
+	return b.spillBuf, nil
 }
 
 // scan reads the whole stream once, hashing every entry, and returns the manifest bytes.
@@ -192,18 +223,31 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 			buf = bytes.NewBuffer(make([]byte, 0, hdr.Size))
 			w = io.MultiWriter(h, buf)
 			budget -= hdr.Size
+		} else {
+			sw, err := b.spillWriter()
+			if err != nil {
+				return nil, err
+			}
+			e.off, w = b.spillLen, io.MultiWriter(h, sw)
 		}
 		if e.size, err = io.Copy(w, tr); err != nil {
 			return nil, streamErr(err, "inside "+name)
 		}
 		if buf != nil {
 			e.data = buf.Bytes()
+		} else {
+			b.spillLen += e.size
 		}
 		e.sha = hex.EncodeToString(h.Sum(nil))
 		b.files[name] = e
 	}
 	// Read to the end of the gzip stream, which checks its CRC and length; what follows
 	// the tar stream counts against the total too (a bomb after the last entry).
+	if b.spillBuf != nil {
+		if err := b.spillBuf.Flush(); err != nil {
+			return nil, fmt.Errorf("writing the spill file: %w", err)
+		}
+	}
 	n, err := io.Copy(io.Discard, io.LimitReader(zr, b.lim.MaxTotal-total+1))
 	if err != nil {
 		return nil, streamErr(err, "after the last entry")
