@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -177,5 +178,28 @@ func TestWriterStreamsAndCounts(t *testing.T) {
 	jw.Close()
 	if !json.Valid(js.Bytes()) || strings.Contains(js.String(), "Pw2") {
 		t.Errorf("JSON writer: %s", js.String())
+	}
+}
+
+// One redactor serves every exit at once: the TUI's pager, a report, a bundle.
+func TestConcurrentUse(t *testing.T) {
+	r := Default()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for _, k := range kinds() {
+				if out := r.Bytes(k.file, []byte(k.text)); bytes.Contains(out, []byte(k.secret)) {
+					t.Errorf("%s survived under concurrency", k.kind)
+				}
+				if i == 0 {
+					r.AddLiteral("Concurrent-Literal-" + k.kind)
+				}
+				r.Counts()
+			}
+		})
+	}
+	wg.Wait()
+	if r.Total() < 8*len(kinds()) {
+		t.Errorf("counted %d values, want at least %d", r.Total(), 8*len(kinds()))
 	}
 }
