@@ -203,6 +203,18 @@ func (c hostileCase) run(p string) (refused []string, err error) {
 		}
 		defer b.Close()
 		fsys = b.FS()
+		defer func() {
+			// What the bundle says it capped is what reading it found capped.
+			var said []string
+			for _, cp := range b.Capped() {
+				if cp.Refused {
+					said = append(said, cp.Path)
+				}
+			}
+			if err == nil && fmt.Sprint(said) != fmt.Sprint(refused) {
+				err = fmt.Errorf("Capped() lists %v as refused, reading refused %v", said, refused)
+			}
+		}()
 	}
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

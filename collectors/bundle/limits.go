@@ -3,6 +3,7 @@ package bundle
 import (
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -155,4 +156,36 @@ func (c *nodeCounter) add(p string, isDir bool) error {
 		return &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d node folders", c.max)}
 	}
 	return nil
+}
+
+// Capped is a file a reader does not get whole.
+type Capped struct {
+	Path        string
+	Size, Limit int64
+	Refused     bool // opening it fails with a *LimitError; otherwise its tail is served
+}
+
+func (c Capped) String() string {
+	if c.Refused {
+		return fmt.Sprintf("%s: %d bytes, refused (over the cap of %d)", c.Path, c.Size, c.Limit)
+	}
+	return fmt.Sprintf("%s: %d bytes, only the last %d read", c.Path, c.Size, c.Limit)
+}
+
+// Capped lists the bundle's files a reader does not get whole, sorted by path, so a
+// front end can say so next to the findings.
+func (b *Bundle) Capped() []Capped {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []Capped
+	for p, e := range b.files {
+		switch {
+		case e.refused != nil:
+			out = append(out, Capped{Path: p, Size: e.size, Limit: e.refused.Limit, Refused: true})
+		case e.tail > 0:
+			out = append(out, Capped{Path: p, Size: e.size, Limit: e.tail})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }

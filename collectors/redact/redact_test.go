@@ -268,3 +268,13 @@ func TestCustomRules(t *testing.T) {
 		}
 	}
 }
+
+func TestDeepNestingIsBounded(t *testing.T) {
+	deep := strings.Repeat("{\"a\":", 200_000) + `{"data":{"k":"DeepSecret"},"kind":"Secret"}` + strings.Repeat("}", 200_000)
+	for _, name := range []string{"deep.json", "deep.log"} {
+		got, _ := redactString(t, name, deep)
+		if strings.Contains(got, "DeepSecret") {
+			t.Errorf("%s: the Secret deep inside survived", name)
+		}
+	}
+}

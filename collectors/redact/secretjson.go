@@ -9,6 +9,9 @@ import (
 // past it the object is treated as one (fail closed).
 const maxHold = 8 << 20
 
+// maxNesting bounds the objects tracked at once; deeper text starts afresh.
+const maxNesting = 512
+
 // secretJSON is a streaming filter over JSON text that replaces the values of
 // Kubernetes Secrets: every string in data and stringData, and the
 // kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the whole
@@ -123,6 +126,9 @@ func (s *secretJSON) Write(p []byte) (int, error) {
 			s.beginString()
 			continue
 		case '{', '[':
+			if len(s.stack) >= maxNesting {
+				s.reset() // no Secret nests this deep: a hostile file must not grow the stack
+			}
 			s.emit(c)
 			s.stack = append(s.stack, jframe{obj: c == '{', expectKey: c == '{'})
 			continue
