@@ -80,4 +80,3 @@ func streamErr(err error, where string) error {
 	}
 	return &VerifyError{Kind: Corrupt, Detail: fmt.Sprintf("%v %s", err, where)}
 }
-
