@@ -122,6 +122,20 @@ func TestUTF16JSON(t *testing.T) {
 	}
 }
 
+func TestUTF16Text(t *testing.T) {
+	for _, bom := range [][]byte{{0xff, 0xfe}, {0xfe, 0xff}} {
+		clean := toUTF16([]byte("Starting node setup\r\nSetup done\r\n"), bom)
+		if out := Default().Bytes("startup.log", clean); !bytes.Equal(out, clean) {
+			t.Errorf("% x: clean UTF-16 text changed", bom)
+		}
+		in := toUTF16([]byte("net user kadmin U16NetPw /add\r\npassword=U16Pw\r\n"), bom)
+		u, ok := fromUTF16(Default().Bytes("startup.log", in))
+		if !ok || strings.Contains(string(u), "U16NetPw") || strings.Contains(string(u), "U16Pw") || !strings.Contains(string(u), "kadmin") {
+			t.Errorf("% x: UTF-16 text: %q", bom, u)
+		}
+	}
+}
+
 func TestLiteralEverywhere(t *testing.T) {
 	r := Default()
 	if err := r.AddLiteral("N0de'Pw&1"); err != nil {

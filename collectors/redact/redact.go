@@ -23,12 +23,16 @@
 package redact
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Redactor replaces secrets. It is safe for concurrent use.
@@ -215,7 +219,28 @@ func (j *jsonWriter) Close() error {
 }
 
 // copyText runs the text pipeline: the embedded-Secret scanner, then the line rules.
+// UTF-16 text with a byte-order mark (Windows PowerShell's Out-File) is redacted as
+// UTF-8 and written back in its own encoding.
 func (r *Redactor) copyText(dst io.Writer, src io.Reader, counts map[string]int) (int64, error) {
+	br := bufio.NewReaderSize(src, 64<<10)
+	bom, _ := br.Peek(2)
+	if len(bom) < 2 || !(bom[0] == 0xff && bom[1] == 0xfe || bom[0] == 0xfe && bom[1] == 0xff) {
+		return r.copyUTF8(dst, br, counts)
+	}
+	order := unicode.LittleEndian
+	if bom[0] == 0xfe {
+		order = unicode.BigEndian
+	}
+	cw := &countWriter{w: dst}
+	enc := transform.NewWriter(cw, unicode.UTF16(order, unicode.UseBOM).NewEncoder())
+	_, err := r.copyUTF8(enc, transform.NewReader(br, unicode.UTF16(order, unicode.ExpectBOM).NewDecoder()), counts)
+	if cerr := enc.Close(); err == nil {
+		err = cerr
+	}
+	return cw.n, err
+}
+
+func (r *Redactor) copyUTF8(dst io.Writer, src io.Reader, counts map[string]int) (int64, error) {
 	cw := &countWriter{w: dst}
 	lf := r.newLineFilter(cw, counts)
 	sj := newSecretJSON(lf, counts, true)
