@@ -107,6 +107,7 @@ type vframe struct {
 	pendValue      []pending
 	pendData       []pending
 	prevFlag       bool // array: the previous element was a secret flag (--password)
+	netUser        int8 // array: 1 after "net", 2 after "user", 3 after the account name
 }
 
 // jsonWalk is one pass over a JSON document.
@@ -230,12 +231,13 @@ func (w *jsonWalk) str(raw []byte, start, end int) {
 	case f == nil:
 		w.plain(raw, start, end)
 	case !f.obj:
-		if f.prevFlag {
+		if f.prevFlag || f.netUser == 3 && len(raw) > 0 && raw[0] != '/' {
 			w.whole(raw, start, end, RuleFlagArg)
 		} else {
 			w.plain(raw, start, end)
 		}
 		f.prevFlag = len(raw) > 1 && (raw[0] == '-' || raw[0] == '/') && secretFlag(string(raw))
+		f.netUser = netUserStep(f.netUser, raw)
 	case w.secretOwner() >= 0:
 		owner := &w.stack[w.secretOwner()]
 		p := pending{start: start, end: end, value: string(raw), rule: RuleSecretData}
@@ -329,7 +331,8 @@ func (w *jsonWalk) replace(start, end int, s []byte) {
 func secretName(k string) bool {
 	n := normName(k)
 	switch n {
-	case "pwd", "pass", "auth", "credential", "credentials", "connectionstring", "accountkey", "sharedaccesskey":
+	case "pwd", "pass", "auth", "authorization", "proxyauthorization", "cookie", "setcookie", "credential", "credentials",
+		"connectionstring", "accountkey", "sharedaccesskey":
 		return true
 	}
 	for _, suf := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "secretkey",
@@ -339,6 +342,20 @@ func secretName(k string) bool {
 		}
 	}
 	return false
+}
+
+// netUserStep follows ["net", "user", NAME, PASSWORD] through an argument list: it
+// returns 3 when the next argument is the password.
+func netUserStep(state int8, arg []byte) int8 {
+	switch {
+	case bytes.EqualFold(arg, []byte("net")) || bytes.EqualFold(arg, []byte("net.exe")):
+		return 1
+	case state == 1 && bytes.EqualFold(arg, []byte("user")):
+		return 2
+	case state == 2:
+		return 3
+	}
+	return 0
 }
 
 // secretFlag reports whether an argument is a flag whose value is the next argument:

@@ -60,6 +60,8 @@ func kinds() []secretKind {
 		{"PEM private key in a JSON string", "cluster/cluster-config.json", `{"key":"-----BEGIN EC PRIVATE KEY-----\nUEVNSnNvbktleQ==\n-----END EC PRIVATE KEY-----\n"}`, "UEVNSnNvbktleQ=="},
 		{"a Secret's data in JSON", "cluster/secrets.json", `{"items":[{"data":{"x":"U2VjRGF0YQ=="},"kind":"Secret"}]}`, "U2VjRGF0YQ=="},
 		{"secret-like JSON key", "nodes/w/cni-config.json", `{"etcd_password":"CniPw-5656","apiKey":"CniKey-7878"}`, "CniPw-5656"},
+		{"net user in an argument list", "cluster/pods.json", `{"command":["net","user","kadmin","NetArgPw-3131"]}`, "NetArgPw-3131"},
+		{"Authorization header in JSON", "nodes/w/config.json", `{"headers":{"Authorization":"Negotiate TlRMTVNTUAAB"}}`, "TlRMTVNTUAAB"},
 		{"docker config auth in JSON", "nodes/w/config.json", `{"auths":{"reg":{"auth":"RG9ja2VyQXV0aA=="}}}`, "RG9ja2VyQXV0aA=="},
 		{"--password=x on a command line", "report.md", "kubelet.exe --password=FlagEq-4545 --v=2\n", "FlagEq-4545"},
 		{"ConvertTo-SecureString plain text", "nodes/w/log-startup.log", `$p = ConvertTo-SecureString "SecStr-6767" -AsPlainText -Force` + "\n", "SecStr-6767"},
