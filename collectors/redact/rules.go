@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"regexp"
@@ -162,7 +163,7 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 	n, last := 0, 0
 	for _, loc := range locs {
 		s, e := loc[2*c.group], loc[2*c.group+1]
-		if s < 0 || e <= s || string(line[s:e]) == Replacement {
+		if s < 0 || e <= s || bytes.HasPrefix(line[s:e], []byte(Replacement)) {
 			continue // the group did not take part, is empty, or is redacted already
 		}
 		dst = append(dst, line[last:s]...)
