@@ -40,7 +40,9 @@ type Options struct {
 // compressing goroutine; a larger one is re-read from the source.
 const memLimit = 1 << 20
 
-// Write writes a bundle of src to dst, streaming: memory stays flat whatever the sizes.
+// Write writes a bundle of src to dst, streaming: memory stays flat whatever the size of
+// the logs. A JSON file is held whole while it is redacted by value, so memory follows
+// the largest one (at most MaxFileSize, when set: a larger JSON file is left out).
 // The file appears under dst only when complete (written to a temporary file in the
 // same directory, synced, then renamed); on any error no file is left behind.
 //
