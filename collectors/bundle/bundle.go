@@ -16,9 +16,15 @@
 // name and no mtime. Two Writes of the same files with the same Options are
 // byte-identical.
 //
-// Redaction is on by default (see Redactor). Readers verify everything before handing
-// out a single byte: the gzip and tar streams, the manifest, every entry's size and
-// sha256, and that no entry can escape the extraction root.
+// Redaction is on by default (collectors/redact, by value for JSON). A file over
+// Options.MaxFileSize keeps its tail when it is a log and is left out, with a ".err"
+// saying why, when it is not (a JSON file cut short is not JSON).
+//
+// Readers verify everything before handing out a single byte: the gzip and tar streams,
+// the manifest, every entry's size and sha256, and that no entry can escape the
+// extraction root. They are bounded by Limits, for bundles (OpenLimits) and evidence
+// folders (OpenFolder) alike: each evidence file is capped by its kind, and the tar
+// headers (sizes, sparse files, depth, node folders) are checked before entries are read.
 package bundle
 
 import (

@@ -89,7 +89,7 @@ func Redact(ctx context.Context, in, out string, r *Redactor) (*Manifest, error)
 	nodes := map[string]Node{}
 	for name, n := range m.Nodes {
 		var buf bytes.Buffer
-		if _, _, err := r.copy(&buf, bytes.NewReader([]byte(n.Error)), "manifest.json"); err == nil {
+		if _, _, err := r.Filter(&buf, bytes.NewReader([]byte(n.Error)), "node-error.txt"); err == nil {
 			n.Error = buf.String()
 		}
 		nodes[name] = n
@@ -123,6 +123,9 @@ func (b *Bundle) extract(ctx context.Context, dir string) error {
 		e, ok := b.files[name]
 		if !ok || hdr.Typeflag == tar.TypeDir {
 			continue // directories are made as needed; the manifest is rewritten
+		}
+		if e.refused != nil {
+			return fmt.Errorf("unpacking: %w", e.refused)
 		}
 		if err := extractOne(ctx, tr, filepath.Join(dir, filepath.FromSlash(name)), e); err != nil {
 			return err

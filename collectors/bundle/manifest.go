@@ -27,6 +27,12 @@ func (ew *entryWriter) manifest(opts Options, prior *Manifest) *Manifest {
 		m.Time = opts.Time.UTC().Truncate(time.Second)
 	}
 	for n, info := range opts.Nodes {
+		if ew.red != nil {
+			// The caller's words reach the manifest too: an address with credentials
+			// (https://user:password@host), an error quoting a command line.
+			info.Address = ew.red.String(collectors.BundleManifest, info.Address)
+			info.Error = ew.red.String(collectors.BundleManifest, info.Error)
+		}
 		m.Nodes[n] = info
 	}
 	byPath := map[string]int{}

@@ -11,11 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,15 +23,13 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 )
 
-// Reader limits. Files up to smallFile are kept in memory, up to memBudget in all; a
-// larger file is read again from the bundle when opened (probes read small files; logs
-// are large and rarely read). The other limits refuse decompression bombs.
+// Files up to smallFile are kept in memory, up to memBudget in all; the others are
+// written, decompressed, to one temporary spill file as the bundle is verified, and read
+// from there (reading them again from the bundle would decompress it from the start for
+// each file: quadratic time on a bundle of many files). Limits bound the rest.
 const (
-	smallFile   = 4 << 20
-	memBudget   = 128 << 20
-	maxManifest = 64 << 20
-	maxEntries  = 200_000
-	maxTotal    = 64 << 30
+	smallFile = 1 << 20
+	memBudget = 32 << 20
 )
 
 // Bundle is a verified bundle: its manifest and its files as an fs.FS.
@@ -42,6 +39,10 @@ type Bundle struct {
 	mu       sync.Mutex
 	files    map[string]*entry // nil once closed
 	dirs     map[string][]string
+	lim      Limits
+	spill    *os.File // files not kept in memory, decompressed; nil until needed
+	spillBuf *bufio.Writer
+	spillLen int64
 }
 
 type entry struct {
@@ -49,29 +50,47 @@ type entry struct {
 	size  int64
 	sha   string
 	mtime time.Time
-	data  []byte // nil: read it again from the bundle
+	data  []byte // nil: at off in the spill file
+	off   int64
+	// refused: over its kind's cap, never read; opening it gives this error.
+	refused *LimitError
+	// tail: a log larger than the cap is served as its last tail bytes (0: whole).
+	tail int64
 }
 
 // Open reads and verifies a bundle (see OpenContext).
 func Open(path string) (*Bundle, error) { return OpenContext(context.Background(), path) }
 
-// OpenContext reads and verifies a bundle before handing out a byte: the gzip and tar
+// OpenContext is OpenLimits with DefaultLimits.
+func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+	return OpenLimits(ctx, path, DefaultLimits())
+}
+
+// OpenLimits reads and verifies a bundle before handing out a byte: the gzip and tar
 // streams are complete and well-formed, manifest.json is present in a known format, every
 // entry's size and sha256 match the manifest and the manifest lists no more and no
-// fewer files, and no entry escapes the root (../, absolute paths), is a link or a
-// device, or repeats. A refusal is a *VerifyError saying which.
-func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+// fewer files, and no entry escapes the root (../, absolute paths), is a link, a device
+// or a sparse file, or repeats. A refusal is a *VerifyError saying which.
+//
+// lim bounds the cost: each tar header is checked (name length and depth, declared
+// size, running total, node folders and their names) before its entry is read, so a
+// hostile bundle is refused after reading little more than its headers. An evidence
+// file over its kind's cap is not read: the bundle opens, and that one file fails to
+// open with a *LimitError; logs over the cap are served as their tail. Memory stays
+// under memBudget for the files kept whole plus a few buffers, whatever the bundle.
+func OpenLimits(ctx context.Context, path string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening bundle: %w", err)
 	}
 	defer f.Close()
-	b := &Bundle{path: path, files: map[string]*entry{}}
+	b := &Bundle{path: path, files: map[string]*entry{}, lim: lim}
 	mb, err := b.scan(ctx, f)
 	if err == nil {
 		err = b.verify(mb)
 	}
 	if err != nil {
+		b.Close()
 		return nil, fmt.Errorf("opening bundle %s: %w", path, err)
 	}
 	return b, nil
@@ -83,12 +102,36 @@ func (b *Bundle) Manifest() *Manifest { return b.manifest }
 // Path is where the bundle was opened from.
 func (b *Bundle) Path() string { return b.path }
 
-// Close releases the files held in memory; the FS fails afterwards.
+// Close releases the files held in memory and removes the spill file; the FS fails
+// afterwards.
 func (b *Bundle) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.files = nil
-	return nil
+	if b.spill == nil {
+		return nil
+	}
+	err := b.spill.Close()
+	os.Remove(b.spill.Name()) // removed at creation already, except on Windows
+	b.spill = nil
+	return err
+}
+
+// spillWriter returns the spill file's writer, creating the file on first use. Outside
+// Windows the file is unlinked at once, so nothing is left behind even by a crash.
+func (b *Bundle) spillWriter() (io.Writer, error) {
+	if b.spillBuf != nil {
+		return b.spillBuf, nil
+	}
+	f, err := os.CreateTemp("", "wintroubleshoot-bundle-*.spill")
+	if err != nil {
+		return nil, fmt.Errorf("making a spill file for the bundle's large files: %w", err)
+	}
+	if runtime.GOOS != "windows" {
+		os.Remove(f.Name())
+	}
+	b.spill, b.spillBuf = f, bufio.NewWriterSize(f, 256<<10)
+	return b.spillBuf, nil
 }
 
 // scan reads the whole stream once, hashing every entry, and returns the manifest bytes.
@@ -101,6 +144,7 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 	var manifest []byte
 	dirs := map[string]bool{}
 	budget, total, count := int64(memBudget), int64(0), 0
+	nodes := nodeCounter{max: b.lim.MaxNodes}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -112,11 +156,14 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
 			return nil, streamErr(err, fmt.Sprintf("after %d entries", count))
 		}
-		if count++; count > maxEntries {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", maxEntries)}
+		if count++; count > b.lim.MaxEntries {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", b.lim.MaxEntries)}
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			continue // pax metadata for the archive (git archive writes one), not a file
+		}
+		if err := b.lim.checkName(hdr.Name); err != nil {
+			return nil, err
 		}
 		if err := entryType(hdr); err != nil {
 			return nil, err
@@ -131,15 +178,21 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 		if _, dup := b.files[name]; dup || dirs[name] || name == collectors.BundleManifest && manifest != nil {
 			return nil, &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "duplicate entry"}
 		}
+		if err := nodes.add(name, hdr.Typeflag == tar.TypeDir); err != nil {
+			return nil, err
+		}
 		if hdr.Typeflag == tar.TypeDir {
 			dirs[name] = true
 			continue
 		}
-		if total += hdr.Size; total > maxTotal {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", int64(maxTotal))}
+		if hdr.Size > b.lim.MaxEntry {
+			return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("declares %d bytes; no evidence file may be larger than %d", hdr.Size, b.lim.MaxEntry)}
+		}
+		if total += hdr.Size; total > b.lim.MaxTotal {
+			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", b.lim.MaxTotal)}
 		}
 		if name == collectors.BundleManifest {
-			if hdr.Size > maxManifest {
+			if hdr.Size > b.lim.MaxManifest {
 				return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("%d bytes", hdr.Size)}
 			}
 			if manifest, err = io.ReadAll(tr); err != nil {
@@ -147,7 +200,20 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 			}
 			continue
 		}
-		e := &entry{name: name, mtime: hdr.ModTime}
+		e := &entry{name: name, mtime: hdr.ModTime, size: hdr.Size}
+		kind, limit := b.lim.kindOf(name)
+		switch {
+		case kind != kindLog && hdr.Size > limit:
+			what := "JSON"
+			if kind == kindText {
+				what = "text"
+			}
+			e.refused = &LimitError{Path: name, Size: hdr.Size, Limit: limit, What: what}
+			b.files[name] = e
+			continue // never read: tar.Next skips it
+		case kind == kindLog && hdr.Size > limit:
+			e.tail = limit
+		}
 		h := sha256.New()
 		var w io.Writer = h
 		var buf *bytes.Buffer
@@ -155,83 +221,39 @@ func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 			buf = bytes.NewBuffer(make([]byte, 0, hdr.Size))
 			w = io.MultiWriter(h, buf)
 			budget -= hdr.Size
+		} else {
+			sw, err := b.spillWriter()
+			if err != nil {
+				return nil, err
+			}
+			e.off, w = b.spillLen, io.MultiWriter(h, sw)
 		}
 		if e.size, err = io.Copy(w, tr); err != nil {
 			return nil, streamErr(err, "inside "+name)
 		}
 		if buf != nil {
 			e.data = buf.Bytes()
+		} else {
+			b.spillLen += e.size
 		}
 		e.sha = hex.EncodeToString(h.Sum(nil))
 		b.files[name] = e
 	}
-	// Read to the end of the gzip stream, which checks its CRC and length.
-	if _, err := io.Copy(io.Discard, zr); err != nil {
-		return nil, streamErr(err, "after the last entry")
-	}
-	return manifest, b.index(dirs)
-}
-
-// entryType refuses everything but regular files and directories.
-func entryType(hdr *tar.Header) error {
-	what := ""
-	switch hdr.Typeflag {
-	case tar.TypeReg, tar.TypeDir, '\x00': // '\x00': regular file, pre-POSIX
-		return nil
-	case tar.TypeSymlink:
-		what = "symlinks are not allowed"
-	case tar.TypeLink:
-		what = "hard links are not allowed"
-	case tar.TypeChar, tar.TypeBlock:
-		what = "device files are not allowed"
-	case tar.TypeFifo:
-		what = "named pipes are not allowed"
-	default:
-		what = fmt.Sprintf("entry type %q is not allowed", hdr.Typeflag)
-	}
-	return &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: what}
-}
-
-// cleanEntry checks an entry name and returns it cleaned; "" is the root.
-func cleanEntry(name string) (string, error) {
-	bad := func(why string) error { return &VerifyError{Kind: Unsafe, Entry: name, Detail: why} }
-	switch {
-	case name == "":
-		return "", bad("empty name")
-	case strings.HasPrefix(name, "/") || len(name) >= 2 && name[1] == ':':
-		return "", bad("absolute path")
-	case strings.Contains(name, `\`):
-		return "", bad("backslash in the name (a Windows path separator)")
-	}
-	n := strings.TrimSuffix(name, "/")
-	for _, elem := range strings.Split(n, "/") {
-		if elem == ".." {
-			return "", bad("escapes the bundle root")
+	// Read to the end of the gzip stream, which checks its CRC and length; what follows
+	// the tar stream counts against the total too (a bomb after the last entry).
+	if b.spillBuf != nil {
+		if err := b.spillBuf.Flush(); err != nil {
+			return nil, fmt.Errorf("writing the spill file: %w", err)
 		}
 	}
-	n = path.Clean(n)
-	if n == "." {
-		return "", nil
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, b.lim.MaxTotal-total+1))
+	if err != nil {
+		return nil, streamErr(err, "after the last entry")
 	}
-	if !fs.ValidPath(n) {
-		return "", bad("not a valid path")
+	if total+n > b.lim.MaxTotal {
+		return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed (after the last entry)", b.lim.MaxTotal)}
 	}
-	return n, nil
-}
-
-// streamErr turns a gzip or tar error into the problem it shows.
-func streamErr(err error, where string) error {
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return &VerifyError{Kind: Truncated, Detail: "the stream ends early, " + where}
-	case errors.Is(err, gzip.ErrChecksum):
-		return &VerifyError{Kind: Corrupt, Detail: "gzip checksum mismatch " + where}
-	case errors.Is(err, gzip.ErrHeader):
-		return &VerifyError{Kind: Corrupt, Detail: "not a gzip file"}
-	case errors.Is(err, tar.ErrHeader):
-		return &VerifyError{Kind: Corrupt, Detail: "not a tar stream " + where}
-	}
-	return &VerifyError{Kind: Corrupt, Detail: fmt.Sprintf("%v %s", err, where)}
+	return manifest, b.index(dirs)
 }
 
 // index builds the directory listing and refuses a name that is both file and directory.
@@ -312,7 +334,7 @@ func (b *Bundle) verify(raw []byte) error {
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "is listed in the manifest but missing from the bundle"}
 		case e.size != it.Size:
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: fmt.Sprintf("size %d, the manifest says %d", e.size, it.Size)}
-		case e.sha != it.SHA256:
+		case e.refused == nil && e.sha != it.SHA256:
 			return &VerifyError{Kind: Tampered, Entry: it.Path, Detail: "checksum mismatch"}
 		}
 	}

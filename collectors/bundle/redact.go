@@ -1,98 +1,40 @@
 package bundle
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"slices"
 	"sort"
-	"strings"
-	"sync"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 )
 
-// maxLine bounds the memory one line may take: a longer line (compact JSON, a binary
-// blob) is redacted in pieces of this size, so a match straddling a cut is missed.
-const maxLine = 1 << 20
+// The redactor lives in collectors/redact, which every exit uses; these names keep the
+// bundle's callers compiling. New code should use the redact package directly.
+type (
+	// Redactor is redact.Redactor.
+	Redactor = redact.Redactor
+	// Rule is redact.Rule.
+	Rule = redact.Rule
+)
 
-// Redactor replaces secrets in files as they stream through it, line by line, like
-// replicatedhq/troubleshoot's redactors: the regex rules (DefaultRules plus any custom
-// ones), PEM private key blocks, and Kubernetes Secret values in .json files. A file
-// without secrets comes out byte-identical. It is safe for concurrent use.
-type Redactor struct {
-	rules   []compiledRule
-	scans   []scan // the distinct finders, each with the rules it serves
-	anyLine bool   // a rule without finders: every line must be asked
-	mu      sync.Mutex
-	counts  map[[2]string]int // {file, rule} -> replaced values
-}
+// Replacement is what every redacted value becomes (redact.Replacement).
+const Replacement = redact.Replacement
 
-// NewRedactor compiles rules. Pass DefaultRules() (plus custom rules) to get the
-// built-in protection; the structural rules (RulePrivateKey, RuleSecretData) are
-// always on.
-func NewRedactor(rules []Rule) (*Redactor, error) {
-	r := &Redactor{counts: map[[2]string]int{}}
-	for _, rule := range rules {
-		c, err := compileRule(rule)
-		if err != nil {
-			return nil, err
-		}
-		r.rules = append(r.rules, c)
-		r.anyLine = r.anyLine || len(c.find) == 0
-	}
-	if len(r.rules) > 64 {
-		return nil, fmt.Errorf("%d redaction rules; at most 64 are supported", len(r.rules))
-	}
-	at := map[string]int{}
-	for i, c := range r.rules {
-		for _, f := range c.find {
-			j, ok := at[f.key]
-			if !ok {
-				j = len(r.scans)
-				at[f.key] = j
-				r.scans = append(r.scans, scan{find: f.find, pem: f.key == literal(pemKey).key})
-			}
-			r.scans[j].mask |= 1 << i
-		}
-	}
-	return r, nil
-}
+// Names of structural rules, as redact names them.
+const (
+	RulePrivateKey = redact.RulePrivateKey
+	RuleSecretData = redact.RuleSecretData
+)
 
-// NewDefaultRedactor is a Redactor with DefaultRules.
-func NewDefaultRedactor() *Redactor {
-	r, err := NewRedactor(DefaultRules())
-	if err != nil {
-		panic("bundle: the default redaction rules do not compile: " + err.Error()) // a test guards this
-	}
-	return r
-}
+// NewRedactor is redact.New.
+func NewRedactor(rules []Rule) (*Redactor, error) { return redact.New(rules) }
 
-// Copy redacts src into dst, recording what it replaced under the name file (whose
-// ".json" suffix turns on Secret redaction). It returns the bytes written.
-func (r *Redactor) Copy(dst io.Writer, src io.Reader, file string) (int64, error) {
-	n, counts, err := r.copy(dst, src, file)
-	r.record(file, counts)
-	return n, err
-}
+// NewDefaultRedactor is redact.Default.
+func NewDefaultRedactor() *Redactor { return redact.Default() }
 
-// Counts lists what was replaced so far, per file and rule, sorted.
-func (r *Redactor) Counts() []Redaction {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]Redaction, 0, len(r.counts))
-	for k, n := range r.counts {
-		out = append(out, Redaction{File: k[0], Rule: k[1], Count: n})
-	}
-	sortRedactions(out)
-	return out
-}
+// DefaultRules is redact.DefaultRules.
+func DefaultRules() []Rule { return redact.DefaultRules() }
 
-func (r *Redactor) record(file string, counts map[string]int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for rule, n := range counts {
-		r.counts[[2]string{file, rule}] += n
-	}
-}
+// LoadRules is redact.LoadRules.
+func LoadRules(path string) ([]Rule, error) { return redact.LoadRules(path) }
 
 func sortRedactions(rs []Redaction) {
 	sort.Slice(rs, func(i, j int) bool {
@@ -101,257 +43,4 @@ func sortRedactions(rs []Redaction) {
 		}
 		return rs[i].Rule < rs[j].Rule
 	})
-}
-
-// copy is Copy without recording, returning the counts of this one file.
-func (r *Redactor) copy(dst io.Writer, src io.Reader, file string) (int64, map[string]int, error) {
-	cw := &countWriter{w: dst}
-	counts := map[string]int{}
-	lf := &lineFilter{rules: r.rules, scans: r.scans, w: cw, counts: counts, anyLine: r.anyLine}
-	var sink io.WriteCloser = lf
-	if strings.HasSuffix(file, ".json") {
-		sink = newSecretJSON(lf, counts)
-	}
-	// Hide WriterTo: a bytes.Reader would hand over the whole file in one Write.
-	buf := make([]byte, 64<<10)
-	if _, err := io.CopyBuffer(sink, struct{ io.Reader }{src}, buf); err != nil {
-		return cw.n, counts, fmt.Errorf("redacting %s: %w", file, err)
-	}
-	if err := sink.Close(); err != nil {
-		return cw.n, counts, fmt.Errorf("redacting %s: %w", file, err)
-	}
-	if sink != lf {
-		if err := lf.Close(); err != nil {
-			return cw.n, counts, fmt.Errorf("redacting %s: %w", file, err)
-		}
-	}
-	return cw.n, counts, nil
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// lineFilter applies the regex rules and PEM block redaction to whole lines. It works
-// on blocks of complete lines: a block in which no rule's keyword occurs (almost every
-// block of a log) is passed on untouched, in one Write.
-type lineFilter struct {
-	rules  []compiledRule
-	scans  []scan
-	w      io.Writer
-	counts map[string]int
-	buf    []byte // input not yet processed: a partial line
-	low    []byte // the block, lower-cased
-	out    []byte // the block, redacted
-	s1, s2 []byte // scratch for chaining rules on one line
-	cands  []cand
-	// anyLine: a custom rule has no keywords, so every line must be asked.
-	anyLine bool
-	// inPEM: inside a PEM private key block; pemMarked: its marker line is out.
-	inPEM, pemMarked bool
-}
-
-func (f *lineFilter) Write(p []byte) (int, error) {
-	f.buf = append(f.buf, p...)
-	end := bytes.LastIndexByte(f.buf, '\n') + 1
-	if end == 0 {
-		if len(f.buf) < maxLine {
-			return len(p), nil
-		}
-		end = len(f.buf)
-	}
-	if err := f.block(f.buf[:end]); err != nil {
-		return 0, err
-	}
-	f.buf = append(f.buf[:0], f.buf[end:]...)
-	return len(p), nil
-}
-
-// Close redacts the last line, which has no newline.
-func (f *lineFilter) Close() error {
-	if len(f.buf) == 0 {
-		return nil
-	}
-	err := f.block(f.buf)
-	f.buf = f.buf[:0]
-	return err
-}
-
-// PEM markers; "PRIVATE KEY-----" ends the BEGIN line of every private key type.
-const pemBegin, pemEnd, pemKey = "-----BEGIN ", "-----END", "PRIVATE KEY-----"
-
-// scan is one finder and the rules (a bit each) it finds lines for.
-type scan struct {
-	find func(b, low []byte) int
-	mask uint64
-	pem  bool // looks for pemKey, which block checks first
-}
-
-// cand is a line a finder pointed at, with the rules to run on it.
-type cand struct {
-	start, end int
-	mask       uint64
-}
-
-// block redacts a run of whole lines. The finders point at the lines a rule may match
-// and only those go through the regexes; the rest is copied as it is. A block that may
-// hold a PEM key, or any block when a custom rule has no keywords, goes line by line.
-func (f *lineFilter) block(b []byte) error {
-	f.low = lowerASCII(f.low, b)
-	if f.inPEM || bytes.Contains(b, []byte(pemKey)) || f.anyLine {
-		return f.eachLine(b)
-	}
-	f.cands = f.cands[:0]
-	for _, sc := range f.scans {
-		if sc.pem {
-			continue // the block holds no PEM key: checked above
-		}
-		for from := 0; from < len(b); {
-			j := sc.find(b[from:], f.low[from:])
-			if j < 0 {
-				break
-			}
-			at := from + j
-			c := cand{start: bytes.LastIndexByte(b[:at], '\n') + 1, end: len(b), mask: sc.mask}
-			if k := bytes.IndexByte(b[at:], '\n'); k >= 0 {
-				c.end = at + k + 1
-			}
-			f.cands = append(f.cands, c)
-			from = c.end
-		}
-	}
-	if len(f.cands) == 0 {
-		_, err := f.w.Write(b)
-		return err
-	}
-	slices.SortFunc(f.cands, func(a, b cand) int { return a.start - b.start })
-	f.out = f.out[:0]
-	prev := 0
-	for k := 0; k < len(f.cands); {
-		c := f.cands[k]
-		for k++; k < len(f.cands) && f.cands[k].start == c.start; k++ {
-			c.mask |= f.cands[k].mask
-		}
-		f.out = append(f.out, b[prev:c.start]...)
-		f.split(b, c.start, c.end, c.mask)
-		prev = c.end
-	}
-	f.out = append(f.out, b[prev:]...)
-	_, err := f.w.Write(f.out)
-	return err
-}
-
-// eachLine redacts a block line by line, asking every rule about every line.
-func (f *lineFilter) eachLine(b []byte) error {
-	f.out = f.out[:0]
-	for off := 0; off < len(b); {
-		next := len(b)
-		if i := bytes.IndexByte(b[off:], '\n'); i >= 0 {
-			next = off + i + 1
-		}
-		var mask uint64
-		for i := range f.rules {
-			if f.rules[i].mayMatch(b[off:next], f.low[off:next]) {
-				mask |= 1 << i
-			}
-		}
-		f.split(b, off, next, mask)
-		off = next
-	}
-	_, err := f.w.Write(f.out)
-	return err
-}
-
-// split hands b[start:end], one line, to line without its end-of-line bytes.
-func (f *lineFilter) split(b []byte, start, end int, mask uint64) {
-	e := end
-	for e > start && (b[e-1] == '\n' || b[e-1] == '\r') {
-		e--
-	}
-	f.line(b[start:e], b[e:end], mask)
-}
-
-// line redacts one line (without its end-of-line bytes eol) into f.out, applying the
-// rules in mask.
-func (f *lineFilter) line(line, eol []byte, mask uint64) {
-	if f.inPEM {
-		switch {
-		case bytes.Contains(line, []byte(pemEnd)):
-			f.inPEM = false
-		case len(bytes.TrimSpace(line)) == 0:
-			f.out = append(append(f.out, line...), eol...)
-			return
-		case string(bytes.TrimSpace(line)) == Replacement:
-			f.pemMarked = true // redacted already (a bundle redacted again)
-			f.out = append(append(f.out, line...), eol...)
-			return
-		case pemBody(line):
-			// Key material is dropped; one marker line, indented like the key so YAML
-			// stays valid, stands for the whole block.
-			if !f.pemMarked {
-				f.pemMarked = true
-				f.counts[RulePrivateKey]++
-				indent := line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
-				f.out = append(append(append(f.out, indent...), Replacement...), eol...)
-			}
-			return
-		default:
-			f.inPEM = false // not a key after all; never swallow the rest of a log
-		}
-	}
-	cur := line
-	for i := range f.rules {
-		rule := &f.rules[i]
-		if mask&(1<<i) == 0 {
-			continue
-		}
-		scratch := &f.s1
-		if len(cur) > 0 && len(f.s1) > 0 && &cur[0] == &f.s1[0] {
-			scratch = &f.s2
-		}
-		res, n := rule.apply((*scratch)[:0], cur)
-		*scratch = res
-		if n > 0 {
-			f.counts[rule.name] += n
-			cur = res
-		}
-	}
-	f.out = append(append(f.out, cur...), eol...)
-	if k := bytes.Index(cur, []byte(pemKey)); k >= 0 && bytes.Contains(cur[:k], []byte(pemBegin)) && !bytes.Contains(cur[k:], []byte(pemEnd)) {
-		f.inPEM, f.pemMarked = true, false
-	}
-}
-
-// pemBody reports whether a non-blank line can be inside a PEM block: base64 or a
-// header, maybe indented (as YAML block scalars hold it).
-func pemBody(line []byte) bool {
-	t := bytes.TrimSpace(line)
-	if bytes.HasPrefix(t, []byte("Proc-Type:")) || bytes.HasPrefix(t, []byte("DEK-Info:")) {
-		return true
-	}
-	for _, c := range t {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
-			return false
-		}
-	}
-	return true
-}
-
-// lowerASCII lower-cases ASCII letters only, so offsets in dst match those in src.
-func lowerASCII(dst, src []byte) []byte {
-	dst = slices.Grow(dst[:0], len(src))[:len(src)]
-	for i, c := range src {
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
-	}
-	return dst
 }

@@ -110,6 +110,12 @@ func sortedPaths(src Source) ([]string, error) {
 		files[p] = true
 	}
 	for _, p := range paths {
+		// A reader refuses node folders not named like Kubernetes nodes: never write one.
+		if node, ok := nodeFolder(p); ok && path.Dir(p) != "nodes" {
+			if err := CheckNodeName(node); err != nil {
+				return nil, fmt.Errorf("cannot bundle %q: %w", p, err)
+			}
+		}
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			if files[d] {
 				return nil, fmt.Errorf("cannot bundle %q: %q is a file", p, d)
@@ -126,6 +132,7 @@ type capped struct {
 	size     int64 // bytes the reader yields, marker included
 	origSize int64 // the file's size
 	cut      int64 // bytes dropped from the start; 0 when the file fits
+	tooBig   bool  // not a log and over the cap: left out of the bundle
 }
 
 // alignWindow is how far past the cut the reader looks for a newline, so the kept tail
@@ -133,7 +140,8 @@ type capped struct {
 const alignWindow = 64 << 10
 
 // openCapped opens a source file, keeping only its last max bytes (max <= 0: all of it),
-// starting at a line boundary and preceded by one marker line saying what was cut.
+// starting at a line boundary and preceded by one marker line saying what was cut. A
+// file that is not a log (.log, .err) and is over max is not read at all (tooBig).
 func openCapped(src Source, name string, max int64) (*capped, error) {
 	rc, size, err := src.Open(name)
 	if err != nil {
@@ -141,6 +149,11 @@ func openCapped(src Source, name string, max int64) (*capped, error) {
 	}
 	if max <= 0 || size <= max {
 		return &capped{Reader: io.LimitReader(rc, size), Closer: rc, size: size, origSize: size}, nil
+	}
+	if kind, _ := DefaultLimits().kindOf(name); kind != kindLog {
+		// Only logs keep their tail: a JSON or TOML file cut short is no longer one.
+		rc.Close()
+		return &capped{Reader: strings.NewReader(""), Closer: io.NopCloser(nil), origSize: size, tooBig: true}, nil
 	}
 	cut := size - max
 	if s, ok := rc.(io.Seeker); ok {

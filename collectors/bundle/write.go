@@ -40,7 +40,9 @@ type Options struct {
 // compressing goroutine; a larger one is re-read from the source.
 const memLimit = 1 << 20
 
-// Write writes a bundle of src to dst, streaming: memory stays flat whatever the sizes.
+// Write writes a bundle of src to dst, streaming: memory stays flat whatever the size of
+// the logs. A JSON file is held whole while it is redacted by value, so memory follows
+// the largest one (at most MaxFileSize, when set: a larger JSON file is left out).
 // The file appears under dst only when complete (written to a temporary file in the
 // same directory, synced, then renamed); on any error no file is left behind.
 //
@@ -71,7 +73,10 @@ func write(ctx context.Context, dst string, src Source, opts Options, prior *Man
 		mtime = opts.Time.UTC().Truncate(time.Second)
 	}
 	ew := &entryWriter{src: src, red: red, max: opts.MaxFileSize, mtime: mtime, dirs: map[string]bool{},
-		errText: map[string]string{}, counts: map[string]map[string]int{}}
+		errText: map[string]string{}, counts: map[string]map[string]int{}, has: map[string]bool{}}
+	for _, p := range paths {
+		ew.has[p] = true
+	}
 	var m *Manifest
 	err = atomicWrite(dst, func(w io.Writer) error {
 		zw := newGzip(w)
@@ -104,7 +109,7 @@ func write(ctx context.Context, dst string, src Source, opts Options, prior *Man
 	}
 	if red != nil && opts.Redact != nil {
 		for file, counts := range ew.counts {
-			opts.Redact.record(file, counts)
+			opts.Redact.Record(file, counts)
 		}
 	}
 	return m, nil
@@ -116,6 +121,7 @@ const (
 	modeMem    entryMode = iota // data holds the file as it goes in
 	modeRaw                     // copy the source file as it is
 	modeRedact                  // redact the source file on the way in
+	modeSkip                    // over the cap and not a log: listed as an error, not bundled
 )
 
 // prepared is one file ready to go into the archive.
@@ -140,6 +146,7 @@ type entryWriter struct {
 	dirs    map[string]bool
 	items   []Item
 	errText map[string]string         // path of a ".err" file -> its text
+	has     map[string]bool           // the paths of the source
 	counts  map[string]map[string]int // file -> rule -> count
 }
 
@@ -195,13 +202,17 @@ func (ew *entryWriter) prepare(ctx context.Context, p string) prepared {
 		return prepared{path: p, err: err}
 	}
 	pr := prepared{path: p, size: c.size, orig: c.origSize, cut: c.cut}
+	if c.tooBig {
+		pr.mode = modeSkip
+		return pr
+	}
 	if ew.red == nil {
 		pr.mode, pr.c = modeRaw, c
 		return pr
 	}
 	defer c.Close()
 	sink := &spill{}
-	n, counts, err := ew.red.copy(sink, ctxReader{ctx, c}, p)
+	n, counts, err := ew.red.Filter(sink, ctxReader{ctx, c}, p)
 	if err != nil {
 		return prepared{path: p, err: err}
 	}
@@ -219,6 +230,17 @@ func (ew *entryWriter) prepare(ctx context.Context, p string) prepared {
 
 // write puts one prepared file into the archive and records its manifest item.
 func (ew *entryWriter) write(ctx context.Context, pr prepared) error {
+	if pr.mode == modeSkip {
+		// Say why in a ".err" companion, which is what a probe finding the file missing
+		// reads (and which makes the manifest list the file as an error).
+		why := fmt.Sprintf("not bundled: %d bytes, over the cap of %d; a file that is not a log cannot be cut short\n", pr.orig, ew.max)
+		errPath := pr.path + collectors.ErrSuffix
+		if ew.has[errPath] { // the source has one already, which goes in next
+			ew.items = append(ew.items, Item{Path: pr.path, Status: StatusError, OriginalSize: pr.orig, Error: strings.TrimSpace(why)})
+			return nil
+		}
+		return ew.write(ctx, prepared{path: errPath, mode: modeMem, data: []byte(why), size: int64(len(why))})
+	}
 	for _, d := range parents(pr.path) {
 		if !ew.dirs[d] {
 			ew.dirs[d] = true
@@ -274,7 +296,7 @@ func (ew *entryWriter) content(ctx context.Context, w io.Writer, pr prepared) (i
 	}
 	defer c.Close()
 	if pr.mode == modeRedact {
-		n, _, err := ew.red.copy(w, ctxReader{ctx, c}, pr.path)
+		n, _, err := ew.red.Filter(w, ctxReader{ctx, c}, pr.path)
 		return n, err
 	}
 	return io.CopyBuffer(w, ctxReader{ctx, c}, make([]byte, 256<<10))

@@ -94,7 +94,13 @@ func TestSizeCapKeepsTheTail(t *testing.T) {
 	for i := range 1000 {
 		fmt.Fprintf(&log, "line %04d of the kubelet log\n", i)
 	}
-	dst, m := writeTree(t, map[string]string{"nodes/w/log-kubelet.log": log.String(), "small.txt": "x"}, Options{MaxFileSize: 1000})
+	big := `[` + strings.Repeat(`{"Name": "svc"},`, 100) + `{}]`
+	dst, m := writeTree(t, map[string]string{"nodes/w/log-kubelet.log": log.String(), "small.txt": "x",
+		"nodes/w/services.json": big}, Options{MaxFileSize: 1000})
+	// A JSON file is never cut into invalid JSON: it is left out, and the manifest says why.
+	if it, _ := m.Item("nodes/w/services.json"); it.Status != StatusError || it.SHA256 != "" || !strings.Contains(it.Error, "cannot be cut short") {
+		t.Errorf("big JSON item = %+v", it)
+	}
 	it, _ := m.Item("nodes/w/log-kubelet.log")
 	if it.Status != StatusTruncated || it.OriginalSize != int64(log.Len()) {
 		t.Errorf("item = %+v", it)
@@ -102,6 +108,10 @@ func TestSizeCapKeepsTheTail(t *testing.T) {
 	b, err := Open(dst)
 	if err != nil {
 		t.Fatal(err)
+	}
+	ev := collectors.Evidence{FS: b.FS()}
+	if _, err := ev.Read("nodes/w/services.json"); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "cannot be cut short") {
+		t.Errorf("the left-out JSON file: %v", err)
 	}
 	got, _ := fs.ReadFile(b.FS(), "nodes/w/log-kubelet.log")
 	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")

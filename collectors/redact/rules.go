@@ -1,4 +1,4 @@
-package bundle
+package redact
 
 import (
 	"bytes"
@@ -35,90 +35,9 @@ type Rule struct {
 	find []finder
 }
 
-// finder returns the offset of the first place in b (low is b lower-cased) where a rule
-// may match, or -1. Finders are what keeps redaction fast: the regex runs only on the
-// lines they point at. Rules sharing a finder (same key) share its scan.
-type finder struct {
-	key  string
-	find func(b, low []byte) int
-}
-
-// keyword finds a literal, ignoring case.
-func keyword(kw string) finder {
-	k := []byte(strings.ToLower(kw))
-	return finder{"keyword:" + string(k), func(_, low []byte) int { return bytes.Index(low, k) }}
-}
-
-// literal finds a literal, minding case.
-func literal(s string) finder {
-	k := []byte(s)
-	return finder{"literal:" + s, func(b, _ []byte) int { return bytes.Index(b, k) }}
-}
-
-// wordThen finds a word (ignoring case) where accept, given the word's offset in low,
-// agrees. key names the finder: rules using the same key share one scan.
-func wordThen(key, word string, accept func(low []byte, at int) bool) finder {
-	k := []byte(word)
-	return finder{key, func(_, low []byte) int {
-		for from := 0; ; {
-			j := bytes.Index(low[from:], k)
-			if j < 0 {
-				return -1
-			}
-			if at := from + j; accept(low, at) {
-				return at
-			}
-			from += j + 1
-		}
-	}}
-}
-
-// tokenFinder serves both token rules: "token" assigned (token: x, access_token=x) or
-// as a flag (--token x, -Token x).
-func tokenFinder() finder {
-	return wordThen("token", "token", func(low []byte, at int) bool {
-		return at > 0 && low[at-1] == '-' || assigns(low, at+len("token"))
-	})
-}
-
-// secretFinder serves client_secret=x and aws_secret_access_key=x.
-func secretFinder() finder {
-	return wordThen("secret", "secret", func(low []byte, at int) bool {
-		i := at + len("secret")
-		j, ok := skipWords(low, i, []string{"access", "key"})
-		return assigns(low, i) || ok && assigns(low, j)
-	})
-}
-
-// skipWords matches words at low[i:], each after an optional '-' or '_'.
-func skipWords(low []byte, i int, words []string) (int, bool) {
-	for _, w := range words {
-		if i < len(low) && (low[i] == '-' || low[i] == '_') {
-			i++
-		}
-		if !bytes.HasPrefix(low[i:], []byte(w)) {
-			return i, false
-		}
-		i += len(w)
-	}
-	return i, true
-}
-
-// assigns reports whether low[i:] starts with an optional quote, blanks, then ':' or '='.
-func assigns(low []byte, i int) bool {
-	if i < len(low) && (low[i] == '"' || low[i] == '\'') {
-		i++
-	}
-	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
-		i++
-	}
-	return i < len(low) && (low[i] == ':' || low[i] == '=')
-}
-
 // Names of the structural rules, which are not regexes and are always on.
 const (
-	RulePrivateKey = "private-key"     // PEM private key blocks, multi-line or inline
-	RuleSecretData = "k8s-secret-data" // values of Secret data/stringData in JSON
+	RulePrivateKey = "private-key" // PEM private key blocks, multi-line or inline
 )
 
 // DefaultRules are the built-in regex rules. Rules run in order on each line, so a later
@@ -138,25 +57,39 @@ func DefaultRules() []Rule {
 	return []Rule{
 		// "password": "s3 cret" in JSON, the quoted value in full.
 		{Name: "password-json", Regex: `(?i)"[a-z0-9_.-]*passw(?:or)?d"\s*:\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: pw},
-		// password=x, password: x, Password=x; (connection strings), --password=x.
-		{Name: "password", Regex: `(?i)passw(?:or)?d["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: pw},
+		// password=x, password: x, Password=x; and Pwd=x; (connection strings), --password=x.
+		{Name: "password", Regex: `(?i)(?:passw(?:or)?d|\bpwd)["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{keyword("passw"), {"equals", findAssignment}}},
 		// -Password x (PowerShell), --password x.
 		{Name: "password-flag", Regex: `(?i)(?:^|[\s"'(])--?passw(?:or)?d\s+("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: pw},
-		{Name: "securestring-plaintext", Regex: `(?i)ConvertTo-SecureString\s+(?:-String\s+)?("[^"]*"|'[^']*')`, Group: 1, find: kw("convertto-securestring")},
+		{Name: "securestring-plaintext", Regex: `(?i)ConvertTo-SecureString\s+(?:-String\s+)?("[^"]*"|'[^']*')`, Group: 1, find: kw("vertto-securestring")},
+		// net user NAME PASSWORD (Windows account set-up in a startup log); /add etc. stay.
+		{Name: "net-user", Regex: `(?i)\bnet(?:\.exe)?\s+user\s+("[^"]*"|'[^']*'|\S+)\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 2, find: []finder{netUserFinder()}},
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
+		// Authorization: Basic x, Authorization: Negotiate x, "Authorization": "x".
+		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
+		{Name: "basic-auth", Regex: `(?i)\bbasic\s+([A-Za-z0-9+/]{8,}=*)`, Group: 1, find: kw("basic")},
 		// token: x (kubeconfig), "token": "x", access_token=x.
 		{Name: "token", Regex: `(?i)(?:^|[\s{,"'])(?:(?:access|id|refresh|bearer|auth)[-_]?)?token["']?\s*[:=]\s*["']?([^\s"',}]+)`, Group: 1, find: []finder{tokenFinder()}},
 		// --token=x, --token x, -Token x (kubeadm join, kubelet args).
 		{Name: "token-flag", Regex: `(?i)(?:^|[\s"'(])--?(?:bootstrap-)?token(?:\s+|\s*=\s*)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: []finder{tokenFinder()}},
 		{Name: "bootstrap-token", Regex: `\b[a-z0-9]{6}\.[a-z0-9]{16}\b`, find: []finder{{"bootstrap-token", findBootstrapToken}}},
 		// The key of a kubeconfig user; client-certificate-data is public and kept.
-		{Name: "kubeconfig-client-key", Regex: `(?i)client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]+)`, Group: 1, find: kw("client-key-data")},
+		{Name: "kubeconfig-client-key", Regex: `(?i)client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]+)`, Group: 1, find: kw("key-data")},
 		// A whole PEM key on one line, as JSON strings hold it ("-----BEGIN...\n...").
-		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literal(pemKey)}},
-		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: kw("accountkey", "sharedaccess")},
-		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: kw("sig=")},
+		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
+		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
+		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
-		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{literal("AKIA"), literal("ASIA")}},
+		// api_key=x, apikey: x, x-api-key: x.
+		{Name: "api-key", Regex: `(?i)api[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{apiKeyFinder()}},
+		// SECRET_KEY=x, DB_PASSWORD=x, GITHUB_TOKEN=x: environment assignments (upper case,
+		// as environment variables are written).
+		{Name: "env-assignment", Regex: `\b[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
+		// containerd's registry auth = "x", identitytoken = "x" (config.toml), kept quoted.
+		{Name: "registry-auth", Regex: `(?i)(?:^|[\s{,"'])(?:auth|identitytoken|identity_token|registrytoken|registry_token)["']?\s*[:=]\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: []finder{authFinder(), tokenFinder()}},
+		// A bare JSON Web Token: header and payload are base64url JSON objects.
+		{Name: "jwt", Regex: `\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+`, find: []finder{{"jwt", findJWT}}},
+		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{{"aws-key-id", findAWSKeyID}}},
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// https://user:password@host
 		{Name: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"']+:([^/\s@"']+)@`, Group: 1, find: []finder{{"url-userinfo", findURLUserinfo}}},
@@ -230,7 +163,7 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 	n, last := 0, 0
 	for _, loc := range locs {
 		s, e := loc[2*c.group], loc[2*c.group+1]
-		if s < 0 || e <= s || string(line[s:e]) == Replacement {
+		if s < 0 || e <= s || bytes.HasPrefix(line[s:e], []byte(Replacement)) {
 			continue // the group did not take part, is empty, or is redacted already
 		}
 		dst = append(dst, line[last:s]...)
@@ -239,51 +172,4 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 		n++
 	}
 	return append(dst, line[last:]...), n
-}
-
-// findBootstrapToken finds "[a-z0-9]{6}.[a-z0-9]{16}" without a regex: a bootstrap
-// token has no literal to look for, and most log lines have dots.
-func findBootstrapToken(b, _ []byte) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '.')
-		if j < 0 {
-			return -1
-		}
-		d := i + j
-		if d >= 6 && d+17 <= len(b) && tokenRun(b[d-6:d]) && tokenRun(b[d+1:d+17]) {
-			return d - 6
-		}
-		i = d + 1
-	}
-}
-
-// findURLUserinfo finds "scheme://user:password@": "://", then '@' before the host ends.
-func findURLUserinfo(b, _ []byte) int {
-	for from := 0; ; {
-		j := bytes.Index(b[from:], []byte("://"))
-		if j < 0 {
-			return -1
-		}
-		at := from + j
-		colon := false
-		for _, c := range b[at+3:] {
-			if c == ':' {
-				colon = true
-			} else if c == '@' && colon {
-				return at
-			} else if c == '/' || c == '@' || c == ' ' || c == '"' || c == '\'' || c == '\n' || c == '\t' {
-				break
-			}
-		}
-		from = at + 3
-	}
-}
-
-func tokenRun(b []byte) bool {
-	for _, c := range b {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
-package bundle
+package redact
 
 import (
+	"bytes"
 	"io"
 )
 
@@ -8,11 +9,19 @@ import (
 // past it the object is treated as one (fail closed).
 const maxHold = 8 << 20
 
+// maxNesting bounds the objects tracked at once; deeper text starts afresh.
+const maxNesting = 512
+
 // secretJSON is a streaming filter over JSON text that replaces the values of
 // Kubernetes Secrets: every string in data and stringData, and the
 // kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the whole
 // Secret). It is a byte-level scanner, not a parser, so formatting survives and memory
 // stays flat. Text that is not JSON passes through unchanged.
+//
+// In text mode (logs, reports) JSON is looked for inside other text: a raw newline
+// inside a string cannot be JSON, so it ends whatever was being tracked and the scanner
+// starts afresh, which keeps a stray quote in a log line from blinding it for the rest
+// of the file.
 //
 // kubectl prints keys sorted, so "data" comes before "kind": when a data value turns
 // up in an object whose kind is not yet known, the output is held back twice (as is,
@@ -33,6 +42,7 @@ type secretJSON struct {
 	raw, red  []byte
 	heldCount int
 	out       []byte
+	text      bool
 }
 
 type jframe struct {
@@ -55,13 +65,50 @@ const (
 	roleHeld           // a value of an undecided object: raw and redacted copies held
 )
 
-func newSecretJSON(w io.Writer, counts map[string]int) *secretJSON {
-	return &secretJSON{w: w, counts: counts, hold: -1}
+func newSecretJSON(w io.Writer, counts map[string]int, text bool) *secretJSON {
+	return &secretJSON{w: w, counts: counts, hold: -1, text: text}
+}
+
+// reset drops what was being tracked: the text around it was not JSON after all. A
+// Secret value cut off is replaced all the same; a held object is released as its
+// evidence so far says.
+func (s *secretJSON) reset() {
+	switch {
+	case s.role == roleSecret && s.strLen > 0:
+		s.emitBoth(Replacement)
+		s.counts[RuleSecretData]++
+	case s.role == roleHeld && s.strLen > 0:
+		s.red = append(s.red, Replacement...)
+		s.heldCount++
+	}
+	if s.hold >= 0 {
+		f := s.stack[s.hold]
+		s.release(f.decided > 0 || f.decided == 0 && f.kind == "" && f.hasType)
+	}
+	s.stack, s.inStr, s.esc = s.stack[:0], false, false
 }
 
 func (s *secretJSON) Write(p []byte) (int, error) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if s.text && !s.inStr && len(s.stack) == 0 && s.hold < 0 {
+			// Outside any object, text cannot hold a Secret's value: skip to the next '{'
+			// in one scan (a log has few), quotes included, so a stray one cannot matter.
+			j := bytes.IndexByte(p[i:], '{')
+			if j < 0 {
+				s.out = append(s.out, p[i:]...)
+				break
+			}
+			s.out = append(s.out, p[i:i+j]...)
+			i += j
+			c = '{'
+		}
 		if s.inStr {
+			if c == '\n' && s.text {
+				s.reset()
+				s.emit(c)
+				continue
+			}
 			switch {
 			case s.esc:
 				s.esc = false
@@ -79,6 +126,9 @@ func (s *secretJSON) Write(p []byte) (int, error) {
 			s.beginString()
 			continue
 		case '{', '[':
+			if len(s.stack) >= maxNesting {
+				s.reset() // no Secret nests this deep: a hostile file must not grow the stack
+			}
 			s.emit(c)
 			s.stack = append(s.stack, jframe{obj: c == '{', expectKey: c == '{'})
 			continue

@@ -1,0 +1,237 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"slices"
+)
+
+// maxLine bounds the memory one line may take: a longer line (compact JSON, a binary
+// blob) is redacted in pieces of this size, so a match straddling a cut is missed.
+const maxLine = 1 << 20
+
+// lineFilter applies the regex rules and PEM block redaction to whole lines. It works
+// on blocks of complete lines: a block in which no rule's keyword occurs (almost every
+// block of a log) is passed on untouched, in one Write.
+type lineFilter struct {
+	rules  []compiledRule
+	scans  []scan
+	w      io.Writer
+	counts map[string]int
+	buf    []byte // input not yet processed: a partial line
+	low    []byte // the block, lower-cased
+	out    []byte // the block, redacted
+	s1, s2 []byte // scratch for chaining rules on one line
+	cands  []cand
+	// anyLine: a custom rule has no keywords, so every line must be asked.
+	anyLine bool
+	// inPEM: inside a PEM private key block; pemMarked: its marker line is out.
+	inPEM, pemMarked bool
+	// lits: the forms of the literal secrets, replaced before any rule runs.
+	lits [][]byte
+}
+
+// newLineFilter is a line filter with r's rules and literal secrets, writing to w.
+func (r *Redactor) newLineFilter(w io.Writer, counts map[string]int) *lineFilter {
+	return &lineFilter{rules: r.rules, scans: r.scans, w: w, counts: counts, anyLine: r.anyLine, lits: r.literalForms()}
+}
+
+func (f *lineFilter) Write(p []byte) (int, error) {
+	f.buf = append(f.buf, p...)
+	end := bytes.LastIndexByte(f.buf, '\n') + 1
+	if end == 0 {
+		if len(f.buf) < maxLine {
+			return len(p), nil
+		}
+		end = len(f.buf)
+	}
+	if err := f.block(f.buf[:end]); err != nil {
+		return 0, err
+	}
+	f.buf = append(f.buf[:0], f.buf[end:]...)
+	return len(p), nil
+}
+
+// Close redacts the last line, which has no newline.
+func (f *lineFilter) Close() error {
+	if len(f.buf) == 0 {
+		return nil
+	}
+	err := f.block(f.buf)
+	f.buf = f.buf[:0]
+	return err
+}
+
+// PEM markers; "PRIVATE KEY-----" ends the BEGIN line of every private key type.
+// pemProbe is pemKey from its rare 'V' on: one block scan finds it fast.
+const pemBegin, pemEnd, pemKey, pemProbe = "-----BEGIN ", "-----END", "PRIVATE KEY-----", "VATE KEY-----"
+
+// scan is one finder and the rules (a bit each) it finds lines for.
+type scan struct {
+	find func(b, low []byte) int
+	mask uint64
+	pem  bool // looks for pemKey, which block checks first
+}
+
+// cand is a line a finder pointed at, with the rules to run on it.
+type cand struct {
+	start, end int
+	mask       uint64
+}
+
+// block redacts a run of whole lines. The finders point at the lines a rule may match
+// and only those go through the regexes; the rest is copied as it is. A block that may
+// hold a PEM key, or any block when a custom rule has no keywords, goes line by line.
+func (f *lineFilter) block(b []byte) error {
+	b = replaceLiterals(b, f.lits, f.counts)
+	f.low = lowerASCII(f.low, b)
+	if f.inPEM || bytes.Contains(b, []byte(pemProbe)) || f.anyLine {
+		return f.eachLine(b)
+	}
+	f.cands = f.cands[:0]
+	for _, sc := range f.scans {
+		if sc.pem {
+			continue // the block holds no PEM key: checked above
+		}
+		for from := 0; from < len(b); {
+			j := sc.find(b[from:], f.low[from:])
+			if j < 0 {
+				break
+			}
+			at := from + j
+			c := cand{start: bytes.LastIndexByte(b[:at], '\n') + 1, end: len(b), mask: sc.mask}
+			if k := bytes.IndexByte(b[at:], '\n'); k >= 0 {
+				c.end = at + k + 1
+			}
+			f.cands = append(f.cands, c)
+			from = c.end
+		}
+	}
+	if len(f.cands) == 0 {
+		_, err := f.w.Write(b)
+		return err
+	}
+	slices.SortFunc(f.cands, func(a, b cand) int { return a.start - b.start })
+	f.out = f.out[:0]
+	prev := 0
+	for k := 0; k < len(f.cands); {
+		c := f.cands[k]
+		for k++; k < len(f.cands) && f.cands[k].start == c.start; k++ {
+			c.mask |= f.cands[k].mask
+		}
+		f.out = append(f.out, b[prev:c.start]...)
+		f.split(b, c.start, c.end, c.mask)
+		prev = c.end
+	}
+	f.out = append(f.out, b[prev:]...)
+	_, err := f.w.Write(f.out)
+	return err
+}
+
+// eachLine redacts a block line by line, asking every rule about every line.
+func (f *lineFilter) eachLine(b []byte) error {
+	f.out = f.out[:0]
+	for off := 0; off < len(b); {
+		next := len(b)
+		if i := bytes.IndexByte(b[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		var mask uint64
+		for i := range f.rules {
+			if f.rules[i].mayMatch(b[off:next], f.low[off:next]) {
+				mask |= 1 << i
+			}
+		}
+		f.split(b, off, next, mask)
+		off = next
+	}
+	_, err := f.w.Write(f.out)
+	return err
+}
+
+// split hands b[start:end], one line, to line without its end-of-line bytes.
+func (f *lineFilter) split(b []byte, start, end int, mask uint64) {
+	e := end
+	for e > start && (b[e-1] == '\n' || b[e-1] == '\r') {
+		e--
+	}
+	f.line(b[start:e], b[e:end], mask)
+}
+
+// line redacts one line (without its end-of-line bytes eol) into f.out, applying the
+// rules in mask.
+func (f *lineFilter) line(line, eol []byte, mask uint64) {
+	if f.inPEM {
+		switch {
+		case bytes.Contains(line, []byte(pemEnd)):
+			f.inPEM = false
+		case len(bytes.TrimSpace(line)) == 0:
+			f.out = append(append(f.out, line...), eol...)
+			return
+		case string(bytes.TrimSpace(line)) == Replacement:
+			f.pemMarked = true // redacted already (a bundle redacted again)
+			f.out = append(append(f.out, line...), eol...)
+			return
+		case pemBody(line):
+			// Key material is dropped; one marker line, indented like the key so YAML
+			// stays valid, stands for the whole block.
+			if !f.pemMarked {
+				f.pemMarked = true
+				f.counts[RulePrivateKey]++
+				indent := line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
+				f.out = append(append(append(f.out, indent...), Replacement...), eol...)
+			}
+			return
+		default:
+			f.inPEM = false // not a key after all; never swallow the rest of a log
+		}
+	}
+	cur := line
+	for i := range f.rules {
+		rule := &f.rules[i]
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		scratch := &f.s1
+		if len(cur) > 0 && len(f.s1) > 0 && &cur[0] == &f.s1[0] {
+			scratch = &f.s2
+		}
+		res, n := rule.apply((*scratch)[:0], cur)
+		*scratch = res
+		if n > 0 {
+			f.counts[rule.name] += n
+			cur = res
+		}
+	}
+	f.out = append(append(f.out, cur...), eol...)
+	if k := bytes.Index(cur, []byte(pemKey)); k >= 0 && bytes.Contains(cur[:k], []byte(pemBegin)) && !bytes.Contains(cur[k:], []byte(pemEnd)) {
+		f.inPEM, f.pemMarked = true, false
+	}
+}
+
+// pemBody reports whether a non-blank line can be inside a PEM block: base64 or a
+// header, maybe indented (as YAML block scalars hold it).
+func pemBody(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if bytes.HasPrefix(t, []byte("Proc-Type:")) || bytes.HasPrefix(t, []byte("DEK-Info:")) {
+		return true
+	}
+	for _, c := range t {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII lower-cases ASCII letters only, so offsets in dst match those in src.
+func lowerASCII(dst, src []byte) []byte {
+	dst = slices.Grow(dst[:0], len(src))[:len(src)]
+	for i, c := range src {
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return dst
+}
