@@ -246,7 +246,7 @@ func writeReports(spool string, meta report.Meta, findings []probes.Finding, ev 
 		opt    report.Options
 	}{
 		{collectors.BundleFindings, report.JSON, report.Options{}},
-		{collectors.BundleReport, report.Markdown, report.Options{Excerpts: excerpts(ev, findings)}},
+		{collectors.BundleReport, report.Markdown, report.Options{Excerpts: engine.Excerpts(engine.ReaderOf(ev), findings)}},
 	} {
 		f, err := os.Create(filepath.Join(spool, r.name))
 		if err != nil {

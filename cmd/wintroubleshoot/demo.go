@@ -56,7 +56,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 				}
 			})
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
-			return printFindings(streams, format, failOn, meta, findings, collectors.Evidence{}, out.verbose)
+			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out.verbose)
 		},
 	}
 	out.addFlags(cmd)

@@ -58,7 +58,7 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	findings := sess.engine.Probe(ctx, sess.targets, progress.event)
 	progress.done()
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: sess.source, Cluster: sess.cluster, Context: sess.context}
-	return printFindings(streams, format, failOn, meta, findings, sess.engine.Tree.Evidence(), o.out.verbose)
+	return printFindings(streams, format, failOn, meta, findings, engine.ReaderOf(sess.engine.Tree.Evidence()), o.out.verbose)
 }
 
 // explicitCluster says whether the user named a cluster (flag or $KUBECONFIG).

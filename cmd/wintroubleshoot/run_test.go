@@ -153,3 +153,18 @@ func TestDemoReport(t *testing.T) {
 		t.Fatalf("summary %v", doc.Summary)
 	}
 }
+
+// TestDemoReportMarkdown: the demo's own --help example. It used to panic (the Markdown
+// excerpts read a nil evidence FS); now each failure shows an excerpt of its evidence.
+func TestDemoReportMarkdown(t *testing.T) {
+	code, out, errOut := run(t, "demo", "--report", "-o", "markdown", "--scenario", "routes-missing")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "| Node | Status |") || !strings.Contains(out, "NET-ROUTES") {
+		t.Fatalf("not a markdown report of the routes-missing node:\n%s", out)
+	}
+	if !strings.Contains(out, "Evidence excerpt `nodes/routes-missing/") {
+		t.Errorf("no evidence excerpt under the failures:\n%s", out)
+	}
+}
