@@ -51,6 +51,7 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 // runTUI opens the screen over a fleet and waits until the person quits.
 func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string, snap tui.Snapshotter) error {
 	m := tui.New(tui.Options{
+		Parent:  ctx,
 		Cluster: cluster, Context: kctx, Nodes: fl.order,
 		Backend: fl, Fixer: fl, Snapshot: snap,
 		Pager: pager,
@@ -63,24 +64,34 @@ func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, 
 }
 
 // pager shows evidence in $PAGER (less by default), suspending the screen meanwhile.
+// The screen calls it from Update, so the temporary file is written when the returned
+// Cmd runs, off the event loop; the file is removed when the pager exits.
 func pager(path string, content []byte) tea.Cmd {
-	dir, err := os.MkdirTemp("", "wts-evidence-")
-	if err != nil {
-		return nil
+	return func() tea.Msg {
+		dir, err := os.MkdirTemp("", "wts-evidence-")
+		if err != nil {
+			return pagerDoneMsg{err: fmt.Errorf("opening the pager: %w", err)}
+		}
+		file := filepath.Join(dir, filepath.Base(path))
+		if err := os.WriteFile(file, content, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return pagerDoneMsg{err: fmt.Errorf("opening the pager: %w", err)}
+		}
+		argv := strings.Fields(os.Getenv("PAGER")) // PAGER may carry flags: "less -R"
+		if len(argv) == 0 {
+			argv = []string{"less"}
+		}
+		// ExecProcess's Cmd only hands the program a message asking it to suspend and run
+		// the process, so calling it here is how a Cmd starts a pager.
+		return tea.ExecProcess(exec.Command(argv[0], append(argv[1:], file)...), func(err error) tea.Msg {
+			os.RemoveAll(dir)
+			return pagerDoneMsg{err: err}
+		})()
 	}
-	file := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(file, content, 0o600); err != nil {
-		return nil
-	}
-	argv := strings.Fields(os.Getenv("PAGER")) // PAGER may carry flags: "less -R"
-	if len(argv) == 0 {
-		argv = []string{"less"}
-	}
-	return tea.ExecProcess(exec.Command(argv[0], append(argv[1:], file)...), func(error) tea.Msg {
-		os.RemoveAll(dir)
-		return nil
-	})
 }
+
+// pagerDoneMsg ends a pager run; the screen ignores messages it does not know.
+type pagerDoneMsg struct{ err error }
 
 func firstLineOf(err error) string {
 	l, _, _ := strings.Cut(err.Error(), "\n")
