@@ -73,8 +73,9 @@ func openEvidence(ctx context.Context, path string) (collectors.Evidence, string
 // printFindings renders findings and turns them into the exit code.
 func printFindings(streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
 	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool) error {
-	opt := report.Options{Color: format == report.Text && colorFor(streams.Out), Verbose: verbose}
-	if format == report.Markdown {
+	info, _ := format.Info()
+	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: verbose}
+	if info.Excerpts {
 		opt.Excerpts = engine.Excerpts(read, findings)
 	}
 	if err := report.Write(streams.Out, format, meta, findings, opt); err != nil {

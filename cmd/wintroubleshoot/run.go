@@ -68,9 +68,14 @@ type outputOptions struct {
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "output format: text, markdown (paste into a ticket), json (for automation), junit (for CI)")
+	cmd.Flags().StringVarP(&o.format, "output", "o", string(report.Text), report.FormatHelp())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "fail", "lowest status that makes the exit code 1: warn, fail or error")
-	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "text output: show details of passing checks too")
+	// No -v: in kubectl -v is the log level; here this is a plain switch.
+	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "text output: show details of passing checks too")
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return report.FormatCompletions(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]cobra.Completion{"warn", "fail", "error"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func (o *outputOptions) parse() (report.Format, probes.Status, error) {
