@@ -49,12 +49,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			if err != nil {
 				return err
 			}
-			var findings []probes.Finding
-			fl.Probe(ctx, nil, func(ev engine.Event) {
-				if ev.Kind == engine.Done {
-					findings = ev.Findings
-				}
-			})
+			findings := fl.Judge(ctx, nil, nil)
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
 			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out.verbose)
 		},
@@ -67,7 +62,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 
 // startDemo starts the fake fleet and a member per scenario. Each member's engine holds
 // its scenario's cluster evidence; API-side fixes edit that evidence in memory.
-func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
+func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error) {
 	names := only
 	if len(names) == 0 {
 		names = scenarios.Names()
@@ -90,7 +85,7 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 	if u, err := user.Current(); err == nil {
 		who = u.Username
 	}
-	fl := newFleet(16)
+	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
 	for _, m := range fakes.Members {
 		tree := collectors.NewTree()
@@ -105,9 +100,9 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 		if len(scs) > len(names) {
 			display = m.Scenario + "." + m.Node
 		}
-		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &memKube{tree: tree},
+		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &engine.MemCluster{Tree: tree},
 			Audit: audit, User: who}
-		fl.add(&member{display: display, target: t, eng: eng, fixer: fx})
+		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fx})
 	}
 	return fl, func() { fakes.Close() }, nil
 }

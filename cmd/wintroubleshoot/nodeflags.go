@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
 // nodeAccess are the flags that say how to reach Windows nodes. Passwords never come from
@@ -60,37 +61,30 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
 }
 
-// override is one parsed --node flag.
-type override struct {
-	name string
-	kind transport.Kind
-	host string
-	port int
-}
-
-func parseOverride(s string, def transport.Kind) (override, error) {
+// parseOverride reads one --node flag: NAME=[SCHEME://]HOST[:PORT].
+func parseOverride(s string, def transport.Kind) (engine.Override, error) {
 	name, addr, ok := strings.Cut(s, "=")
 	if !ok || name == "" || addr == "" {
-		return override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
+		return engine.Override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
 	}
-	o := override{name: name, kind: def}
+	o := engine.Override{Name: name, Kind: def}
 	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
 		k, err := transport.ParseKind(scheme)
 		if err != nil {
-			return override{}, fmt.Errorf("--node %q: %w", s, err)
+			return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
 		}
-		o.kind, addr = k, rest
+		o.Kind, addr = k, rest
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		o.host = strings.Trim(addr, "[]")
+		o.Host = strings.Trim(addr, "[]")
 		return o, nil
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 || p > 65535 {
-		return override{}, fmt.Errorf("--node %q: port %q is not a port number", s, port)
+		return engine.Override{}, fmt.Errorf("--node %q: port %q is not a port number", s, port)
 	}
-	o.host, o.port = host, p
+	o.Host, o.Port = host, p
 	return o, nil
 }
 

@@ -11,15 +11,16 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
 func TestParseOverride(t *testing.T) {
-	cases := map[string]override{
-		"win-1=10.0.0.5":                {name: "win-1", kind: transport.WinRMHTTPS, host: "10.0.0.5"},
-		"win-1=10.0.0.5:5985":           {name: "win-1", kind: transport.WinRMHTTPS, host: "10.0.0.5", port: 5985},
-		"win-1=ssh://node.example:2222": {name: "win-1", kind: transport.SSH, host: "node.example", port: 2222},
-		"win-1=winrm://[fd00::5]:5985":  {name: "win-1", kind: transport.WinRM, host: "fd00::5", port: 5985},
-		"win-1=[fd00::5]":               {name: "win-1", kind: transport.WinRMHTTPS, host: "fd00::5"},
+	cases := map[string]engine.Override{
+		"win-1=10.0.0.5":                {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "10.0.0.5"},
+		"win-1=10.0.0.5:5985":           {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "10.0.0.5", Port: 5985},
+		"win-1=ssh://node.example:2222": {Name: "win-1", Kind: transport.SSH, Host: "node.example", Port: 2222},
+		"win-1=winrm://[fd00::5]:5985":  {Name: "win-1", Kind: transport.WinRM, Host: "fd00::5", Port: 5985},
+		"win-1=[fd00::5]":               {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "fd00::5"},
 	}
 	for in, want := range cases {
 		got, err := parseOverride(in, transport.WinRMHTTPS)

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 	"github.com/wintroubleshoot/wintroubleshoot/tui"
 )
@@ -41,18 +42,15 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 	if err != nil {
 		return err
 	}
-	fl := newFleet(o.access.concurrency)
-	for _, t := range sess.targets {
-		fl.add(&member{display: t.Name, target: t, eng: sess.engine, fixer: fx})
-	}
-	return runTUI(ctx, streams, fl, sess.cluster, sess.context, sessionSnapshot{sess})
+	api := sess.api(fx)
+	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api})
 }
 
 // runTUI opens the screen over a fleet and waits until the person quits.
-func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string, snap tui.Snapshotter) error {
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter) error {
 	m := tui.New(tui.Options{
 		Parent:  ctx,
-		Cluster: cluster, Context: kctx, Nodes: fl.order,
+		Cluster: cluster, Context: kctx, Nodes: fl.Names(),
 		Backend: fl, Fixer: fl, Snapshot: snap,
 		Pager: pager,
 	})
@@ -99,19 +97,24 @@ func firstLineOf(err error) string {
 }
 
 // sessionSnapshot is the screen's s key: a snapshot of the live session, with the
-// command's defaults, written to the current folder.
+// snapshot command's defaults, written to the current folder.
 type sessionSnapshot struct {
-	sess *session
+	sess *engine.Session
 }
 
 func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total int, item string)) (string, error) {
 	out := fmt.Sprintf("wintroubleshoot-snapshot-%s.tar.gz", time.Now().UTC().Format("20060102-150405"))
-	o := snapshotOptions{out: out, since: 24 * time.Hour, maxLog: "10Mi",
-		onNode: func(done, total int, node string) { progress(done, total+1, node) }}
-	_, findings, err := o.write(ctx, io.Discard, s.sess)
+	o := snapshotOptions{out: out, since: 24 * time.Hour, maxLog: "10Mi"}
+	opt, err := o.engineOptions(io.Discard)
 	if err != nil {
 		return "", err
 	}
-	progress(len(s.sess.targets)+1, len(s.sess.targets)+1, fmt.Sprintf("%s (%d findings)", out, len(findings)))
+	total := len(s.sess.Targets) + 1 // the nodes, then the bundle
+	opt.OnNode = func(done, _ int, node string) { progress(done, total, node) }
+	_, findings, err := s.sess.Snapshot(ctx, opt)
+	if err != nil {
+		return "", err
+	}
+	progress(total, total, fmt.Sprintf("%s (%d findings)", out, len(findings)))
 	return out, nil
 }
