@@ -42,7 +42,7 @@ type snapshotOptions struct {
 func newSnapshotCmd(streams genericiooptions.IOStreams, live *liveOptions) *cobra.Command {
 	var o snapshotOptions
 	cmd := &cobra.Command{
-		Use:   "snapshot -o FILE.tar.gz",
+		Use:   "snapshot FILE.tar.gz",
 		Short: "Collect the Windows nodes' evidence, logs and findings into one bundle for a support case",
 		Long: strings.TrimSpace(`
 Collects what the probes read plus what a support engineer asks for (the tail of the
@@ -59,35 +59,49 @@ Read it back with 'wintroubleshoot analyze FILE'; compare two with 'wintroublesh
 Exit codes as for --report: 0 nothing at or above fail, 1 failures found, 2 usage or
 write error, 3 nothing could be judged. The bundle is written in every case but 2.`),
 		Example: strings.TrimSpace(`
-  WTS_PASSWORD=... wintroubleshoot snapshot -o case-1234.tar.gz
-  wintroubleshoot snapshot -o snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context(), streams, live)
+  WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz
+  wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),
+		// The bundle is an argument, as for analyze, redact and diff: -o is the output
+		// format everywhere else, as in kubectl.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("snapshot needs the bundle to write, and only that: wintroubleshoot snapshot FILE.tar.gz")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := o.complete(streams, args)
+			if err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), streams, live, opt)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "output", "o", "", "the bundle to write, e.g. snapshot.tar.gz (required)")
 	f.DurationVar(&o.since, "since", 24*time.Hour, "how far back event-log entries go")
 	f.StringVar(&o.maxLog, "max-log-size", "10Mi", "how much of the end of each node log to keep (Ki, Mi, Gi)")
 	f.StringVar(&o.rules, "redact-rules", "", "YAML or JSON file of extra redaction rules: a list of {name, regex, group, keywords}")
 	f.BoolVar(&o.noRedact, "no-redact", false, "do not redact: the bundle may then hold passwords, tokens and private keys")
+	cmd.MarkFlagsMutuallyExclusive("no-redact", "redact-rules")
 	live.access.addFlags(cmd)
 	return cmd
 }
 
-func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOStreams, live *liveOptions) error {
-	if o.out == "" {
-		return usageErr("snapshot needs -o FILE.tar.gz, the bundle to write")
-	}
-	// Bad flags are usage errors found before connecting to anything.
+// complete reads the argument and checks the flags: bad input is a usage error found
+// before connecting to anything.
+func (o *snapshotOptions) complete(streams genericiooptions.IOStreams, args []string) (engine.SnapshotOptions, error) {
+	o.out = args[0]
 	opt, err := o.engineOptions(streams.ErrOut)
 	if err != nil {
-		return err
+		return opt, err
 	}
 	if st, err := os.Stat(filepath.Dir(o.out)); err != nil || !st.IsDir() {
-		return usageErr("-o %s: the folder %s does not exist", o.out, filepath.Dir(o.out))
+		return opt, usageErr("snapshot %s: the folder %s does not exist", o.out, filepath.Dir(o.out))
 	}
+	return opt, nil
+}
+
+func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOStreams, live *liveOptions, opt engine.SnapshotOptions) error {
 	if o.noRedact {
 		fmt.Fprintln(streams.ErrOut, "warning: --no-redact: the bundle may hold passwords, tokens and private keys")
 	}

@@ -44,7 +44,9 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "winrm-https", "how to reach nodes: winrm-https (5986), winrm (5985, needs AllowUnencrypted on the node), ssh (22), or local (run on the Windows node itself)")
-	f.StringVar(&a.user, "user", "Administrator", "user name on the Windows nodes")
+	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
+	// flag is kept here with that meaning.
+	f.StringVar(&a.user, "node-user", "Administrator", "user name on the Windows nodes")
 	f.StringVar(&a.passwordEnv, "password-env", "WTS_PASSWORD", "environment variable holding the node password")
 	f.StringVar(&a.passwordFile, "password-file", "", "file holding the node password (first line)")
 	f.BoolVar(&a.passwordPrompt, "password-prompt", false, "ask for the node password on the terminal")
@@ -59,6 +61,8 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.BoolVar(&a.sshInsecure, "ssh-insecure-ignore-host-key", false, "do not verify SSH host keys (insecure; prints a warning)")
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
+	// One password source at a time; the environment variable is the fallback of all.
+	cmd.MarkFlagsMutuallyExclusive("password-file", "password-secret", "password-prompt")
 }
 
 // parseOverride reads one --node flag: NAME=[SCHEME://]HOST[:PORT].

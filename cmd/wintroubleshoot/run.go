@@ -41,7 +41,14 @@ func usageErr(format string, a ...any) error {
 
 // Run is the whole program: parse args, do the work, return the exit code.
 func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	return RunAs(ctx, streams, "wintroubleshoot", args)
+}
+
+// RunAs is Run for a program started as argv0: as kubectl-wintroubleshoot (a kubectl
+// plugin), help and errors say "kubectl wintroubleshoot".
+func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string, args []string) int {
 	root := newRootCmd(ctx, streams)
+	renameInHelp(root, displayName(argv0))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -54,9 +61,9 @@ func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string)
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
+	// cobra's own errors: unknown flags, wrong argument counts, flag marks.
 	fmt.Fprintln(streams.ErrOut, "error:", err)
-	fmt.Fprintln(streams.ErrOut, "run 'wintroubleshoot --help' for usage")
+	fmt.Fprintf(streams.ErrOut, "run '%s --help' for usage\n", root.CommandPath())
 	return report.ExitUsage
 }
 
@@ -122,7 +129,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
   wintroubleshoot
 
   # headless: judge every Windows node, Markdown ready to paste into a ticket
-  WTS_PASSWORD=... wintroubleshoot --report --user Administrator -o markdown
+  WTS_PASSWORD=... wintroubleshoot --report --node-user Administrator -o markdown
 
   # judge evidence collected by hand or by someone else
   wintroubleshoot analyze ./evidence-folder
@@ -146,6 +153,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 	for _, c := range extraCommands(ctx, streams, live) {
 		root.AddCommand(c)
 	}
+	wireTree(root, kube)
 	return root
 }
 
@@ -160,11 +168,11 @@ func newVersionCmd(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 }
 
-// kubeFlags are kubectl's cluster flags (--kubeconfig, --context, -n, --server, ...) less
-// three: --user names the Windows account here (a kubeconfig user is chosen by
-// --context), and --password and --token would put credentials on the command line.
+// kubeFlags are kubectl's cluster flags (--kubeconfig, --context, --user, -n, --server,
+// ...) with their kubectl meaning, less three: --password, --username and --token would
+// put credentials on the command line. The Windows account is --node-user.
 func kubeFlags() *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
-	f.AuthInfoName, f.Password, f.BearerToken, f.Username = nil, nil, nil, nil
+	f.Password, f.BearerToken, f.Username = nil, nil, nil
 	return f
 }

@@ -68,7 +68,7 @@ func TestSnapshotAgainstAPIServerAndFleet(t *testing.T) {
 		t.Fatalf("live exit %d: %s", code, errOut)
 	}
 	snap := filepath.Join(dir, "case.tar.gz")
-	code, _, errOut = run(t, append([]string{"snapshot", "-o", snap}, access...)...)
+	code, _, errOut = run(t, append([]string{"snapshot", snap}, access...)...)
 	if code != 1 {
 		t.Fatalf("snapshot exit %d: %s", code, errOut)
 	}
