@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -42,11 +41,7 @@ func wireCommand(c *cobra.Command, kube *genericclioptions.ConfigFlags) {
 		_ = c.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(scenarios.Names(), cobra.ShellCompDirectiveNoFileComp))
 	}
 	if has("transport") {
-		kinds := []cobra.Completion{
-			string(transport.WinRMHTTPS) + "\tWinRM over HTTPS (5986)", string(transport.WinRM) + "\tWinRM over HTTP (5985)",
-			string(transport.SSH) + "\tOpenSSH (22)", string(transport.Local) + "\ton the Windows node itself",
-		}
-		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions(kinds, cobra.ShellCompDirectiveNoFileComp))
+		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions(transportRegistry().completions(), cobra.ShellCompDirectiveNoFileComp))
 	}
 	switch c.Name() {
 	case "analyze":

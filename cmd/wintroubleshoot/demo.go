@@ -94,7 +94,7 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 			fakes.Close()
 			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 		}
-		eng := &engine.Engine{Registry: probes.Default(), Dial: dialer(nopWriter{}), Concurrency: 1, Tree: tree}
+		eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
 		display := m.Scenario
 		if len(scs) > len(names) {

@@ -89,14 +89,14 @@ func (s *session) api(fx *engine.Fixer) *engine.Session {
 // it probes those nodes alone.
 func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOStreams) (*session, error) {
 	a := &o.access
-	def, err := transport.ParseKind(a.transport)
+	def, err := a.transports().parse(a.transport)
 	if err != nil {
 		return nil, usageErr("--transport: %v", err)
 	}
 	var overrides []engine.Override
 	var order []string
 	for _, s := range a.nodes {
-		ov, err := parseOverride(s, def)
+		ov, err := a.transports().parseOverride(s, def)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
@@ -104,7 +104,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		order = append(order, ov.Name)
 	}
 	tree := collectors.NewTree()
-	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: dialer(streams.ErrOut),
+	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
 	client, kerr := kube.New(o.kube)
 	var found []engine.Discovered
