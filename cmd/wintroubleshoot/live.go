@@ -35,11 +35,24 @@ func (o *liveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.from, "from", "", "with --report: judge evidence in this folder or bundle instead of a live cluster")
 }
 
+// validate finds bad flags before anything connects, as kubectl's Validate does: the
+// screen, the report and --from all check them the same way.
+func (o *liveOptions) validate() error {
+	if o.from != "" && !o.report {
+		return usageErr("--from goes with --report (or use: wintroubleshoot analyze %s)", o.from)
+	}
+	if _, _, err := o.out.parse(); err != nil {
+		return err
+	}
+	if _, err := o.access.transports().parse(o.access.transport); err != nil {
+		return usageErr("--transport: %v", err)
+	}
+	return nil
+}
+
+// run is the root command once validated: --from, the screen, or the report.
 func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStreams) error {
 	if o.from != "" {
-		if !o.report {
-			return usageErr("--from goes with --report (or use: wintroubleshoot analyze %s)", o.from)
-		}
 		return analyzePath(ctx, streams, o.from, nil, o.out)
 	}
 	if !o.report {

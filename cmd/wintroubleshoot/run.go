@@ -138,6 +138,9 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := live.validate(); err != nil {
+				return err
+			}
 			return live.run(cmd.Context(), streams)
 		},
 	}

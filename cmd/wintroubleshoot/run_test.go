@@ -168,3 +168,14 @@ func TestDemoReportMarkdown(t *testing.T) {
 		t.Errorf("no evidence excerpt under the failures:\n%s", out)
 	}
 }
+
+// TestRootValidatesFirst: bad flags are usage errors before anything connects, for the
+// screen as for the report.
+func TestRootValidatesFirst(t *testing.T) {
+	for _, args := range [][]string{{"-o", "yaml"}, {"--fail-on", "pass"}, {"--transport", "telnet"}, {"--report", "--transport", "telnet"}} {
+		code, _, errOut := run(t, append(args, "--kubeconfig", filepath.Join(t.TempDir(), "none"))...)
+		if code != 2 || strings.Contains(errOut, "cluster") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error before any connection", args, code, errOut)
+		}
+	}
+}
