@@ -86,9 +86,7 @@ func (f *Fleet) Judge(ctx context.Context, nodes []string, emit func(Event)) []p
 		fs := []probes.Finding{NotSwept(ms[i].Display, err)}
 		send(Event{Kind: NodeJudged, Node: ms[i].Display, Findings: fs, Err: err})
 	})
-	mu.Lock()
-	Sort(all)
-	mu.Unlock()
+	Sort(all) // every member has returned: no lock needed
 	if emit != nil {
 		emit(Event{Kind: Done, Findings: all})
 	}
