@@ -162,7 +162,7 @@ func (w *exampleWorld) answer(t *testing.T, text string) *os.File {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Fatalf("opening a terminal for the confirmation: %v", err)
+		t.Skipf("no pseudo-terminal to confirm on (%v): the rest of this block is not run", err)
 	}
 	t.Cleanup(func() { ptmx.Close(); tty.Close() })
 	if _, err := ptmx.Write([]byte(text)); err != nil {
