@@ -36,6 +36,11 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
   wintroubleshoot demo --scenario podcidr-empty --scenario routes-missing`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Validate before the fleet starts: bad flags are usage errors either way.
+			format, failOn, err := out.parse()
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			fl, stop, err := startDemo(ctx, only)
 			if err != nil {
@@ -44,10 +49,6 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			defer stop()
 			if !headless {
 				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
-			}
-			format, failOn, err := out.parse()
-			if err != nil {
-				return err
 			}
 			findings := fl.Judge(ctx, nil, nil)
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
