@@ -56,12 +56,18 @@ type Snapshotter interface {
 
 // Options configure the screen.
 type Options struct {
+	// Parent is the parent of every sweep, fix and snapshot the screen starts, so the
+	// caller's cancellation (Ctrl-C delivered as a signal, a test's deadline) stops a
+	// fix in flight. nil means context.Background.
+	Parent           context.Context
 	Cluster, Context string   // header
 	Nodes            []string // known Windows nodes, shown at once with a pending glyph
 	Backend          Backend
 	Fixer            Fixer       // may be nil
 	Snapshot         Snapshotter // may be nil
 	// Pager opens evidence in $PAGER (via tea.ExecProcess); nil shows it in an in-app viewer.
+	// It is called from Update, so it must only build the Cmd: any file it writes is
+	// written when the Cmd runs.
 	Pager func(path string, content []byte) tea.Cmd
 	// Clipboard copies text for `y`; nil uses tea.SetClipboard (OSC 52).
 	Clipboard func(text string) tea.Cmd
@@ -123,7 +129,11 @@ type Model struct {
 func New(opts Options) Model {
 	noColor := opts.NoColor || os.Getenv("NO_COLOR") != ""
 	opts.NoColor = noColor
-	ctx, stop := context.WithCancel(context.Background())
+	parent := opts.Parent
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := context.WithCancel(parent)
 	m := Model{
 		opts:    opts,
 		keys:    defaultKeys(),

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -57,7 +55,7 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
-	return printFindings(streams, format, failOn, meta, findings, ev, out.verbose)
+	return printFindings(streams, format, failOn, meta, findings, engine.ReaderOf(ev), out.verbose)
 }
 
 // openEvidence opens a folder, or a bundle when the path is a file.
@@ -74,10 +72,11 @@ func openEvidence(ctx context.Context, path string) (collectors.Evidence, string
 
 // printFindings renders findings and turns them into the exit code.
 func printFindings(streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
-	meta report.Meta, findings []probes.Finding, ev collectors.Evidence, verbose bool) error {
-	opt := report.Options{Color: format == report.Text && colorFor(streams.Out), Verbose: verbose}
-	if format == report.Markdown {
-		opt.Excerpts = excerpts(ev, findings)
+	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool) error {
+	info, _ := format.Info()
+	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: verbose}
+	if info.Excerpts {
+		opt.Excerpts = engine.Excerpts(read, findings)
 	}
 	if err := report.Write(streams.Out, format, meta, findings, opt); err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("writing the report: %w", err)}
@@ -86,28 +85,4 @@ func printFindings(streams genericiooptions.IOStreams, format report.Format, fai
 		return &exitError{code: code}
 	}
 	return nil
-}
-
-// excerpts gives the first lines of the evidence behind each finding that is not a pass,
-// for the Markdown report.
-func excerpts(ev collectors.Evidence, findings []probes.Finding) map[string]string {
-	out := map[string]string{}
-	for _, f := range findings {
-		if f.Status == probes.Pass {
-			continue
-		}
-		for _, p := range f.Evidence {
-			if _, done := out[p]; done {
-				continue
-			}
-			b, err := fs.ReadFile(ev.FS, p)
-			if err != nil {
-				continue
-			}
-			if t, err := decode.Text(p, b); err == nil {
-				out[p] = strings.ReplaceAll(string(t), "\r\n", "\n")
-			}
-		}
-	}
-	return out
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +16,6 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -41,14 +37,12 @@ type snapshotOptions struct {
 	maxLog   string
 	rules    string
 	noRedact bool
-	// onNode hears of each node collected (the screen's progress bar); may be nil.
-	onNode func(done, total int, node string)
 }
 
 func newSnapshotCmd(streams genericiooptions.IOStreams, live *liveOptions) *cobra.Command {
 	var o snapshotOptions
 	cmd := &cobra.Command{
-		Use:   "snapshot -o FILE.tar.gz",
+		Use:   "snapshot FILE.tar.gz",
 		Short: "Collect the Windows nodes' evidence, logs and findings into one bundle for a support case",
 		Long: strings.TrimSpace(`
 Collects what the probes read plus what a support engineer asks for (the tail of the
@@ -65,40 +59,49 @@ Read it back with 'wintroubleshoot analyze FILE'; compare two with 'wintroublesh
 Exit codes as for --report: 0 nothing at or above fail, 1 failures found, 2 usage or
 write error, 3 nothing could be judged. The bundle is written in every case but 2.`),
 		Example: strings.TrimSpace(`
-  WTS_PASSWORD=... wintroubleshoot snapshot -o case-1234.tar.gz
-  wintroubleshoot snapshot -o snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.Context(), streams, live)
+  WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz
+  wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),
+		// The bundle is an argument, as for analyze, redact and diff: -o is the output
+		// format everywhere else, as in kubectl.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("snapshot needs the bundle to write, and only that: wintroubleshoot snapshot FILE.tar.gz")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt, err := o.complete(streams, args)
+			if err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), streams, live, opt)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "output", "o", "", "the bundle to write, e.g. snapshot.tar.gz (required)")
 	f.DurationVar(&o.since, "since", 24*time.Hour, "how far back event-log entries go")
 	f.StringVar(&o.maxLog, "max-log-size", "10Mi", "how much of the end of each node log to keep (Ki, Mi, Gi)")
 	f.StringVar(&o.rules, "redact-rules", "", "YAML or JSON file of extra redaction rules: a list of {name, regex, group, keywords}")
 	f.BoolVar(&o.noRedact, "no-redact", false, "do not redact: the bundle may then hold passwords, tokens and private keys")
+	cmd.MarkFlagsMutuallyExclusive("no-redact", "redact-rules")
 	live.access.addFlags(cmd)
 	return cmd
 }
 
-func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOStreams, live *liveOptions) error {
-	if o.out == "" {
-		return usageErr("snapshot needs -o FILE.tar.gz, the bundle to write")
-	}
-	// Bad flags are usage errors found before connecting to anything.
-	if q, err := resource.ParseQuantity(o.maxLog); err != nil || q.Value() <= 0 {
-		return usageErr("--max-log-size %q: want a size such as 10Mi or 500Ki", o.maxLog)
-	}
-	if o.since <= 0 {
-		return usageErr("--since %s: want a positive duration such as 24h", o.since)
-	}
-	if _, err := redactorFor(o.rules, o.noRedact); err != nil {
-		return err
+// complete reads the argument and checks the flags: bad input is a usage error found
+// before connecting to anything.
+func (o *snapshotOptions) complete(streams genericiooptions.IOStreams, args []string) (engine.SnapshotOptions, error) {
+	o.out = args[0]
+	opt, err := o.engineOptions(streams.ErrOut)
+	if err != nil {
+		return opt, err
 	}
 	if st, err := os.Stat(filepath.Dir(o.out)); err != nil || !st.IsDir() {
-		return usageErr("-o %s: the folder %s does not exist", o.out, filepath.Dir(o.out))
+		return opt, usageErr("snapshot %s: the folder %s does not exist", o.out, filepath.Dir(o.out))
 	}
+	return opt, nil
+}
+
+func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOStreams, live *liveOptions, opt engine.SnapshotOptions) error {
 	if o.noRedact {
 		fmt.Fprintln(streams.ErrOut, "warning: --no-redact: the bundle may hold passwords, tokens and private keys")
 	}
@@ -106,7 +109,7 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 	if err != nil {
 		return err
 	}
-	m, findings, err := o.write(ctx, streams.ErrOut, sess)
+	m, findings, err := sess.api(nil).Snapshot(ctx, opt)
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}
@@ -117,156 +120,22 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 	return nil
 }
 
-// write collects a connected session's nodes again (with the snapshot's extra evidence),
-// judges them and streams the bundle to o.out. The command and the screen's s key share it.
-func (o *snapshotOptions) write(ctx context.Context, errOut io.Writer, sess *session) (*bundle.Manifest, []probes.Finding, error) {
+// engineOptions turns the flags into the engine's snapshot options; errors are usage
+// errors. The command and the screen's s key share it.
+func (o *snapshotOptions) engineOptions(log io.Writer) (engine.SnapshotOptions, error) {
 	q, err := resource.ParseQuantity(o.maxLog)
 	if err != nil || q.Value() <= 0 {
-		return nil, nil, fmt.Errorf("--max-log-size %q: want a size such as 10Mi or 500Ki", o.maxLog)
+		return engine.SnapshotOptions{}, usageErr("--max-log-size %q: want a size such as 10Mi or 500Ki", o.maxLog)
+	}
+	if o.since <= 0 {
+		return engine.SnapshotOptions{}, usageErr("--since %s: want a positive duration such as 24h", o.since)
 	}
 	red, err := redactorFor(o.rules, o.noRedact)
 	if err != nil {
-		return nil, nil, err
+		return engine.SnapshotOptions{}, err
 	}
-	now := time.Now().UTC().Truncate(time.Second)
-	// Node output goes to a spool folder as each node finishes, so a fleet's logs are
-	// never all in memory; the bundle then streams from disk.
-	spool, err := os.MkdirTemp("", "wintroubleshoot-snapshot-*")
-	if err != nil {
-		return nil, nil, fmt.Errorf("making a spool folder: %w", err)
-	}
-	defer os.RemoveAll(spool)
-	nodes, err := o.collect(ctx, errOut, sess, q.Value(), now, spool)
-	if err != nil {
-		return nil, nil, err
-	}
-	findings, err := engine.Analyze(sess.engine.Registry, sess.engine.Tree.Evidence(), nil)
-	if err != nil {
-		fmt.Fprintf(errOut, "warning: nothing to judge: %v\n", err)
-	}
-	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: sess.source, Cluster: sess.cluster, Context: sess.context, Time: now}
-	if err := writeReports(spool, meta, findings, sess.engine.Tree.Evidence()); err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(errOut, "snapshot: writing %s\n", o.out)
-	m, err := bundle.Write(ctx, o.out, bundle.DirSource(spool), bundle.Options{Tool: "wintroubleshoot", Version: version,
-		Time: now, Nodes: nodes, MaxFileSize: max(4*q.Value(), 64<<20), Redact: red, NoRedact: o.noRedact})
-	return m, findings, err
-}
-
-// collect sweeps every node (bounded by --concurrency) for the probes' evidence and the
-// snapshot's, and moves each node's files to the spool as soon as it is done. Only the
-// files probes read stay in memory, for judging. The cluster evidence follows.
-func (o *snapshotOptions) collect(ctx context.Context, progress io.Writer, sess *session, maxLog int64, now time.Time, spool string) (map[string]bundle.Node, error) {
-	shared := *sess.engine // a private copy: its Params must not leak into other sweeps
-	eng := &shared
-	needs := eng.Registry.NodeNeeds(eng.Registry.Probes())
-	names := append(append([]string(nil), needs...), collectors.SnapshotNodeFiles()...)
-	since := now.Add(-o.since).Format(time.RFC3339)
-	params := map[string]map[string]any{}
-	for n, p := range eng.Params {
-		params[n] = p
-	}
-	for n, p := range evidence.SweepParams(collectors.SnapshotNodeFiles(), map[string]any{evidence.ParamMaxBytes: maxLog, evidence.ParamSince: since}) {
-		params[n] = p
-	}
-	eng.Params = params
-	needed := map[string]bool{}
-	for _, n := range needs {
-		needed[n] = true
-	}
-	nodes := map[string]bundle.Node{}
-	var mu sync.Mutex
-	var firstErr error
-	limit := eng.Concurrency
-	if limit <= 0 {
-		limit = 8 // the engine's default
-	}
-	// A node's reply is held whole until it is split (base64 in, files out: about three
-	// times its five logs), so fewer nodes at once keep the total under about 1 GiB.
-	limit = max(1, min(limit, int((1<<30)/(15*maxLog))))
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for _, t := range sess.targets {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			cerr := eng.Collect(ctx, t, names)
-			n, size, err := spoolNode(eng.Tree, t.Name, spool, needed)
-			mu.Lock()
-			defer mu.Unlock()
-			nodes[t.Name] = bundle.Node{Transport: string(t.Transport.Kind), Address: t.Transport.Address()}
-			if o.onNode != nil {
-				o.onNode(len(nodes), len(sess.targets), t.Name)
-			}
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			if cerr != nil {
-				fmt.Fprintf(progress, "snapshot: %s: unreachable: %v\n", t.Name, cerr)
-				return
-			}
-			fmt.Fprintf(progress, "snapshot: %s: %d files, %s in %s\n", t.Name, n, humanBytes(size), time.Since(start).Round(time.Millisecond))
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	_, _, err := bundle.Spool(eng.Tree, spool, func(p string) bool { return !strings.HasPrefix(p, "nodes/") })
-	return nodes, err
-}
-
-// spoolNode writes a node's files to the spool and drops from the tree those no probe
-// reads. It returns how many files and bytes it spooled.
-func spoolNode(tree *collectors.Tree, node, spool string, needed map[string]bool) (int, int64, error) {
-	prefix := "nodes/" + node + "/"
-	var drop []string
-	n, size, err := bundle.Spool(tree, spool, func(p string) bool {
-		name, ok := strings.CutPrefix(p, prefix)
-		if ok && !needed[name] && !strings.HasSuffix(name, collectors.ErrSuffix) && name != collectors.SweepErr {
-			drop = append(drop, p)
-		}
-		return ok
-	})
-	tree.Delete(drop...)
-	return n, size, err
-}
-
-// writeReports puts findings.json, report.md and the fix audit log into the spool.
-func writeReports(spool string, meta report.Meta, findings []probes.Finding, ev collectors.Evidence) error {
-	for _, r := range []struct {
-		name   string
-		format report.Format
-		opt    report.Options
-	}{
-		{collectors.BundleFindings, report.JSON, report.Options{}},
-		{collectors.BundleReport, report.Markdown, report.Options{Excerpts: excerpts(ev, findings)}},
-	} {
-		f, err := os.Create(filepath.Join(spool, r.name))
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", r.name, err)
-		}
-		err = report.Write(f, r.format, meta, findings, r.opt)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", r.name, err)
-		}
-	}
-	b, err := os.ReadFile(engine.DefaultAuditPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // no fix was ever run here
-	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(spool, collectors.BundleAudit), b, 0o600)
-	}
-	if err != nil {
-		return fmt.Errorf("adding the fix audit log: %w", err)
-	}
-	return nil
+	return engine.SnapshotOptions{Path: o.out, Since: o.since, MaxLog: q.Value(), Redact: red, NoRedact: o.noRedact,
+		Tool: "wintroubleshoot", Version: version, AuditPath: engine.DefaultAuditPath(), Log: log}, nil
 }
 
 // redactorFor builds the redactor from the flags: nil when redaction is off.
@@ -301,7 +170,7 @@ func printWritten(w io.Writer, path string, m *bundle.Manifest, findings []probe
 	if len(m.Nodes) == 1 {
 		nodes = "1 node"
 	}
-	fmt.Fprintf(w, "wrote %s: %d files (%s before compression) from %s\n", path, len(m.Items), humanBytes(size), nodes)
+	fmt.Fprintf(w, "wrote %s: %d files (%s before compression) from %s\n", path, len(m.Items), engine.HumanBytes(size), nodes)
 	switch {
 	case !m.Redacted:
 		fmt.Fprintln(w, "NOT redacted: check it before sharing it")
@@ -324,16 +193,4 @@ func printWritten(w io.Writer, path string, m *bundle.Manifest, findings []probe
 		fmt.Fprintf(w, "findings: %d fail, %d warn, %d error, %d pass (see report.md in the bundle, or: wintroubleshoot analyze %s)\n",
 			c[probes.Fail], c[probes.Warn], c[probes.Error], c[probes.Pass], path)
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -60,9 +60,9 @@ files added (+), removed (-) and changed (~). A bundle without findings.json is 
 from its evidence. Exit codes: 0 no differences, 1 differences, 2 a bundle is unreadable.`),
 		Example: strings.TrimSpace(`
   # did the fix change anything?
-  wintroubleshoot snapshot -o before.tar.gz
-  wintroubleshoot fix ...
-  wintroubleshoot snapshot -o after.tar.gz
+  wintroubleshoot snapshot before.tar.gz
+  wintroubleshoot fix NET-ROUTES --node win-1 --yes
+  wintroubleshoot snapshot after.tar.gz
   wintroubleshoot diff before.tar.gz after.tar.gz`),
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

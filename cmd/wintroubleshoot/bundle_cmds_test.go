@@ -93,7 +93,7 @@ func TestSnapshotEndToEnd(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	out := filepath.Join(t.TempDir(), "snap.tar.gz")
 
-	code, stdout, stderr := runBundleCmd(t, "snapshot", "-o", out, "--kubeconfig", filepath.Join(t.TempDir(), "none"),
+	code, stdout, stderr := runBundleCmd(t, "snapshot", out, "--kubeconfig", filepath.Join(t.TempDir(), "none"),
 		"--transport", "winrm", "--winrm-auth", "basic", "--password-env", "WTS_TEST_PW", "--node", "win-1="+srv.Addr(),
 		"--since", "48h", "--max-log-size", "1Mi")
 	if code != report.ExitOK && code != report.ExitFindings {
@@ -174,10 +174,10 @@ func TestSnapshotUsageErrors(t *testing.T) {
 	os.WriteFile(rules, []byte("- name: x\n  regex: '('\n"), 0o600)
 	for _, args := range [][]string{
 		{"snapshot"},
-		{"snapshot", "-o", "x.tar.gz", "--no-redact", "--redact-rules", rules},
-		{"snapshot", "-o", "x.tar.gz", "--redact-rules", rules},
-		{"snapshot", "-o", "x.tar.gz", "--max-log-size", "lots"},
-		{"snapshot", "-o", "/no/such/dir/x.tar.gz"},
+		{"snapshot", "x.tar.gz", "--no-redact", "--redact-rules", rules},
+		{"snapshot", "x.tar.gz", "--redact-rules", rules},
+		{"snapshot", "x.tar.gz", "--max-log-size", "lots"},
+		{"snapshot", "/no/such/dir/x.tar.gz"},
 	} {
 		if code, _, stderr := runBundleCmd(t, args...); code != report.ExitUsage || !strings.Contains(stderr, "error: ") {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)

@@ -36,6 +36,11 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
   wintroubleshoot demo --scenario podcidr-empty --scenario routes-missing`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Validate before the fleet starts: bad flags are usage errors either way.
+			format, failOn, err := out.parse()
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			fl, stop, err := startDemo(ctx, only)
 			if err != nil {
@@ -45,18 +50,9 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			if !headless {
 				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
 			}
-			format, failOn, err := out.parse()
-			if err != nil {
-				return err
-			}
-			var findings []probes.Finding
-			fl.Probe(ctx, nil, func(ev engine.Event) {
-				if ev.Kind == engine.Done {
-					findings = ev.Findings
-				}
-			})
+			findings := fl.Judge(ctx, nil, nil)
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
-			return printFindings(streams, format, failOn, meta, findings, collectors.Evidence{}, out.verbose)
+			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out.verbose)
 		},
 	}
 	out.addFlags(cmd)
@@ -67,7 +63,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 
 // startDemo starts the fake fleet and a member per scenario. Each member's engine holds
 // its scenario's cluster evidence; API-side fixes edit that evidence in memory.
-func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
+func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error) {
 	names := only
 	if len(names) == 0 {
 		names = scenarios.Names()
@@ -90,7 +86,7 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 	if u, err := user.Current(); err == nil {
 		who = u.Username
 	}
-	fl := newFleet(16)
+	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
 	for _, m := range fakes.Members {
 		tree := collectors.NewTree()
@@ -99,15 +95,15 @@ func startDemo(ctx context.Context, only []string) (*fleet, func(), error) {
 			fakes.Close()
 			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
 		}
-		eng := &engine.Engine{Registry: probes.Default(), Dial: dialer(nopWriter{}), Concurrency: 1, Tree: tree}
+		eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
 		display := m.Scenario
 		if len(scs) > len(names) {
 			display = m.Scenario + "." + m.Node
 		}
-		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &memKube{tree: tree},
+		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &engine.MemCluster{Tree: tree},
 			Audit: audit, User: who}
-		fl.add(&member{display: display, target: t, eng: eng, fixer: fx})
+		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fx})
 	}
 	return fl, func() { fakes.Close() }, nil
 }

@@ -43,7 +43,10 @@ the scenario's after/ folder says. The password comes from an environment variab
   wintroubleshoot fakenode --scenario routes-missing --listen 127.0.0.1:5986 --https --cert-out /tmp/node.pem &
   wintroubleshoot --report --node win-1=127.0.0.1:5986 --winrm-ca-file /tmp/node.pem --winrm-auth basic`),
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), streams) },
+		// A test and demo aid: runnable, but not in --help, so the commands a user sees
+		// are the ones for real nodes.
+		Hidden: true,
+		RunE:   func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), streams) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "scenario to answer from: "+strings.Join(scenarios.Names(), ", "))
@@ -54,13 +57,14 @@ the scenario's after/ folder says. The password comes from an environment variab
 	f.BoolVar(&o.unencrypted, "allow-unencrypted", false, "like the Windows AllowUnencrypted setting: accept Basic/NTLM over plain HTTP")
 	f.StringVar(&o.sshListen, "ssh-listen", "", "SSH address (empty: no SSH)")
 	f.StringVar(&o.shell, "ssh-shell", "cmd", "the OpenSSH default shell to imitate: cmd or powershell")
-	f.StringVar(&o.user, "user", "Administrator", "the account clients log in with")
+	f.StringVar(&o.user, "node-user", "Administrator", "the account clients log in with (as wintroubleshoot --node-user)")
 	f.StringVar(&o.passwordEnv, "password-env", "WTS_PASSWORD", "environment variable holding its password")
 	f.DurationVar(&o.latency, "latency", 0, "fault: delay before every answer")
 	f.BoolVar(&o.drop, "drop-mid-reply", false, "fault: cut connections in the middle of a reply")
 	f.BoolVar(&o.hang, "hang", false, "fault: never answer commands")
 	f.BoolVar(&o.garbage, "garbage", false, "fault: answer with bytes that are not a sweep reply")
 	f.StringSliceVar(&o.cmdletMissing, "cmdlet-missing", nil, "fault: snippets that fail as on an old build (e.g. hns-networks.json)")
+	_ = cmd.MarkFlagRequired("scenario")
 	return cmd
 }
 

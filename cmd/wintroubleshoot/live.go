@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,11 +35,24 @@ func (o *liveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.from, "from", "", "with --report: judge evidence in this folder or bundle instead of a live cluster")
 }
 
+// validate finds bad flags before anything connects, as kubectl's Validate does: the
+// screen, the report and --from all check them the same way.
+func (o *liveOptions) validate() error {
+	if o.from != "" && !o.report {
+		return usageErr("--from goes with --report (or use: wintroubleshoot analyze %s)", o.from)
+	}
+	if _, _, err := o.out.parse(); err != nil {
+		return err
+	}
+	if _, err := o.access.transports().parse(o.access.transport); err != nil {
+		return usageErr("--transport: %v", err)
+	}
+	return nil
+}
+
+// run is the root command once validated: --from, the screen, or the report.
 func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStreams) error {
 	if o.from != "" {
-		if !o.report {
-			return usageErr("--from goes with --report (or use: wintroubleshoot analyze %s)", o.from)
-		}
 		return analyzePath(ctx, streams, o.from, nil, o.out)
 	}
 	if !o.report {
@@ -54,11 +66,12 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	if err != nil {
 		return err
 	}
-	progress := newProgress(streams.ErrOut, len(sess.targets))
-	findings := sess.engine.Probe(ctx, sess.targets, progress.event)
+	api := sess.api(nil)
+	progress := newProgress(streams.ErrOut, len(api.Targets))
+	findings := api.Probe(ctx, progress.event)
 	progress.done()
-	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: sess.source, Cluster: sess.cluster, Context: sess.context}
-	return printFindings(streams, format, failOn, meta, findings, sess.engine.Tree.Evidence(), o.out.verbose)
+	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
+	return printFindings(streams, format, failOn, meta, findings, api.Read, o.out.verbose)
 }
 
 // explicitCluster says whether the user named a cluster (flag or $KUBECONFIG).
@@ -67,7 +80,9 @@ func (o *liveOptions) explicitCluster() bool {
 	return set(o.kube.KubeConfig) || set(o.kube.Context) || set(o.kube.APIServer) || os.Getenv("KUBECONFIG") != ""
 }
 
-// session is a connected live run: cluster evidence collected, targets resolved.
+// session is a connected live run: cluster evidence collected, targets resolved. It
+// keeps the cluster client (for fixes and secrets); api gives the engine Session that
+// every front end runs on.
 type session struct {
 	engine                   *engine.Engine
 	targets                  []engine.Target
@@ -75,33 +90,43 @@ type session struct {
 	source, cluster, context string
 }
 
+// api is the session as the engine's front-end API, with fx as its fix runner (nil:
+// no fixes, as for --report and snapshot).
+func (s *session) api(fx *engine.Fixer) *engine.Session {
+	return &engine.Session{Engine: s.engine, Targets: s.targets, Fixer: fx,
+		Source: s.source, Cluster: s.cluster, Context: s.context}
+}
+
 // connect discovers the Windows nodes, collects cluster evidence and resolves how to
-// reach each node. With --node lists and no reachable cluster, it probes those nodes alone.
+// reach each node (engine.ResolveTargets). With --node lists and no reachable cluster,
+// it probes those nodes alone.
 func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOStreams) (*session, error) {
 	a := &o.access
-	def, err := transport.ParseKind(a.transport)
+	def, err := a.transports().parse(a.transport)
 	if err != nil {
 		return nil, usageErr("--transport: %v", err)
 	}
-	overrides := map[string]override{}
+	var overrides []engine.Override
 	var order []string
 	for _, s := range a.nodes {
-		ov, err := parseOverride(s, def)
+		ov, err := a.transports().parseOverride(s, def)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
-		overrides[ov.name] = ov
-		order = append(order, ov.name)
+		overrides = append(overrides, ov)
+		order = append(order, ov.Name)
 	}
 	tree := collectors.NewTree()
-	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: dialer(streams.ErrOut),
+	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
 	client, kerr := kube.New(o.kube)
-	var found []kube.NodeInfo
+	var found []engine.Discovered
 	if kerr == nil {
 		var disc kube.Discovery
 		disc, kerr = client.Collect(ctx, tree)
-		found = disc.Windows
+		for _, n := range disc.Windows {
+			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP})
+		}
 		s.client = client
 		s.cluster, s.context = client.Server(), client.Context()
 		s.source = "live cluster " + s.context
@@ -124,27 +149,15 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	seen := map[string]bool{}
-	for _, n := range found {
-		cfg := a.config(def, n.InternalIP, 0)
-		if ov, ok := overrides[n.Name]; ok {
-			cfg = a.config(ov.kind, ov.host, ov.port)
-		}
+	targets, warnings := engine.ResolveTargets(found, overrides, def, func(kind transport.Kind, host string, port int) transport.Config {
+		cfg := a.config(kind, host, port)
 		cfg.Password = pw
-		seen[n.Name] = true
-		s.targets = append(s.targets, engine.Target{Name: n.Name, Transport: cfg})
+		return cfg
+	})
+	for _, w := range warnings {
+		fmt.Fprintln(streams.ErrOut, "warning:", w)
 	}
-	for _, name := range order {
-		if !seen[name] && (kerr != nil || len(found) == 0) {
-			ov := overrides[name]
-			cfg := a.config(ov.kind, ov.host, ov.port)
-			cfg.Password = pw
-			s.targets = append(s.targets, engine.Target{Name: name, Transport: cfg})
-		} else if !seen[name] {
-			fmt.Fprintf(streams.ErrOut, "warning: --node %s: no Windows node of that name in the cluster\n", name)
-		}
-	}
-	sort.Slice(s.targets, func(i, j int) bool { return s.targets[i].Name < s.targets[j].Name })
+	s.targets = targets
 	return s, nil
 }
 

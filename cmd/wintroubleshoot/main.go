@@ -13,7 +13,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, os.Args[1:])
+	// argv[0] says whether kubectl started us as a plugin (kubectl-wintroubleshoot).
+	code := RunAs(ctx, genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, os.Args[0], os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
 // nodeAccess are the flags that say how to reach Windows nodes. Passwords never come from
@@ -23,15 +24,19 @@ type nodeAccess struct {
 	passwordPrompt   bool
 	passwordSecret   string
 	secretKubeconfig string
-	winrmAuth        string
-	winrmCA          string
-	winrmInsecure    bool
-	sshKey           string
-	sshAgent         bool
-	knownHosts       string
-	sshInsecure      bool
 	concurrency      int
 	timeout          time.Duration
+	// reg holds each transport's own options; made once, because the same nodeAccess
+	// adds its flags to several commands and the values must land in one place.
+	reg transports
+}
+
+// transports is the registry whose flags this nodeAccess added.
+func (a *nodeAccess) transports() transports {
+	if a.reg == nil {
+		a.reg = transportRegistry()
+	}
+	return a.reg
 }
 
 func (a *nodeAccess) addFlags(cmd *cobra.Command) {
@@ -42,64 +47,52 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 // addFlagsExceptNode is for commands whose --node means something of their own.
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&a.transport, "transport", "winrm-https", "how to reach nodes: winrm-https (5986), winrm (5985, needs AllowUnencrypted on the node), ssh (22), or local (run on the Windows node itself)")
-	f.StringVar(&a.user, "user", "Administrator", "user name on the Windows nodes")
+	reg := a.transports()
+	f.StringVar(&a.transport, "transport", string(reg[0].kinds[0].kind), reg.help())
+	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
+	// flag is kept here with that meaning.
+	f.StringVar(&a.user, "node-user", "Administrator", "user name on the Windows nodes")
 	f.StringVar(&a.passwordEnv, "password-env", "WTS_PASSWORD", "environment variable holding the node password")
 	f.StringVar(&a.passwordFile, "password-file", "", "file holding the node password (first line)")
 	f.BoolVar(&a.passwordPrompt, "password-prompt", false, "ask for the node password on the terminal")
 	f.StringVar(&a.passwordSecret, "password-secret", "", "Kubernetes Secret holding the node password: NAMESPACE/NAME[:KEY], e.g. the Anthos windows-node-password Secret")
 	f.StringVar(&a.secretKubeconfig, "password-secret-kubeconfig", "", "kubeconfig of the cluster holding --password-secret (e.g. the Anthos admin cluster); default: the same cluster")
-	f.StringVar(&a.winrmAuth, "winrm-auth", "ntlm", "WinRM authentication: ntlm or basic")
-	f.StringVar(&a.winrmCA, "winrm-ca-file", "", "PEM bundle to verify the nodes' WinRM HTTPS certificates (default: system roots)")
-	f.BoolVar(&a.winrmInsecure, "winrm-insecure-skip-tls-verify", false, "do not verify WinRM HTTPS certificates (insecure; prints a warning)")
-	f.StringVar(&a.sshKey, "ssh-key", "", "private key file for SSH")
-	f.BoolVar(&a.sshAgent, "ssh-agent", false, "authenticate SSH with the keys in ssh-agent (SSH_AUTH_SOCK)")
-	f.StringVar(&a.knownHosts, "ssh-known-hosts", "", "known_hosts file to verify node host keys (default ~/.ssh/known_hosts)")
-	f.BoolVar(&a.sshInsecure, "ssh-insecure-ignore-host-key", false, "do not verify SSH host keys (insecure; prints a warning)")
+	reg.addFlags(f)
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
+	// One password source at a time; the environment variable is the fallback of all.
+	cmd.MarkFlagsMutuallyExclusive("password-file", "password-secret", "password-prompt")
 }
 
-// override is one parsed --node flag.
-type override struct {
-	name string
-	kind transport.Kind
-	host string
-	port int
-}
-
-func parseOverride(s string, def transport.Kind) (override, error) {
+// parseOverride reads one --node flag: NAME=[SCHEME://]HOST[:PORT].
+func (ts transports) parseOverride(s string, def transport.Kind) (engine.Override, error) {
 	name, addr, ok := strings.Cut(s, "=")
 	if !ok || name == "" || addr == "" {
-		return override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
+		return engine.Override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
 	}
-	o := override{name: name, kind: def}
+	o := engine.Override{Name: name, Kind: def}
 	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
-		k, err := transport.ParseKind(scheme)
+		k, err := ts.parse(scheme)
 		if err != nil {
-			return override{}, fmt.Errorf("--node %q: %w", s, err)
+			return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
 		}
-		o.kind, addr = k, rest
+		o.Kind, addr = k, rest
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		o.host = strings.Trim(addr, "[]")
+		o.Host = strings.Trim(addr, "[]")
 		return o, nil
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 || p > 65535 {
-		return override{}, fmt.Errorf("--node %q: port %q is not a port number", s, port)
+		return engine.Override{}, fmt.Errorf("--node %q: port %q is not a port number", s, port)
 	}
-	o.host, o.port = host, p
+	o.Host, o.Port = host, p
 	return o, nil
 }
 
-// config builds the transport config of one node (without the password).
+// config builds the transport config of one node (without the password): the common
+// fields, then what its transport registered.
 func (a *nodeAccess) config(kind transport.Kind, host string, port int) transport.Config {
-	return transport.Config{
-		Kind: kind, Host: host, Port: port, User: a.user,
-		Auth: a.winrmAuth, CAFile: a.winrmCA, InsecureSkipTLSVerify: a.winrmInsecure,
-		KeyFile: a.sshKey, UseAgent: a.sshAgent, KnownHosts: a.knownHosts, InsecureIgnoreHostKey: a.sshInsecure,
-		Timeout: a.timeout,
-	}
+	return a.transports().config(transport.Config{Kind: kind, Host: host, Port: port, User: a.user, Timeout: a.timeout})
 }

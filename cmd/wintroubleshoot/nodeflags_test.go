@@ -8,27 +8,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
 func TestParseOverride(t *testing.T) {
-	cases := map[string]override{
-		"win-1=10.0.0.5":                {name: "win-1", kind: transport.WinRMHTTPS, host: "10.0.0.5"},
-		"win-1=10.0.0.5:5985":           {name: "win-1", kind: transport.WinRMHTTPS, host: "10.0.0.5", port: 5985},
-		"win-1=ssh://node.example:2222": {name: "win-1", kind: transport.SSH, host: "node.example", port: 2222},
-		"win-1=winrm://[fd00::5]:5985":  {name: "win-1", kind: transport.WinRM, host: "fd00::5", port: 5985},
-		"win-1=[fd00::5]":               {name: "win-1", kind: transport.WinRMHTTPS, host: "fd00::5"},
+	cases := map[string]engine.Override{
+		"win-1=10.0.0.5":                {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "10.0.0.5"},
+		"win-1=10.0.0.5:5985":           {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "10.0.0.5", Port: 5985},
+		"win-1=ssh://node.example:2222": {Name: "win-1", Kind: transport.SSH, Host: "node.example", Port: 2222},
+		"win-1=winrm://[fd00::5]:5985":  {Name: "win-1", Kind: transport.WinRM, Host: "fd00::5", Port: 5985},
+		"win-1=[fd00::5]":               {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "fd00::5"},
 	}
 	for in, want := range cases {
-		got, err := parseOverride(in, transport.WinRMHTTPS)
+		got, err := transportRegistry().parseOverride(in, transport.WinRMHTTPS)
 		if err != nil || got != want {
 			t.Errorf("%s: %+v %v, want %+v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"win-1", "=1.2.3.4", "win-1=", "win-1=ftp://x", "win-1=x:99999", "win-1=x:abc"} {
-		if _, err := parseOverride(bad, transport.WinRMHTTPS); err == nil {
+		if _, err := transportRegistry().parseOverride(bad, transport.WinRMHTTPS); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
@@ -72,7 +74,12 @@ func TestPasswordSources(t *testing.T) {
 	if _, err := a.password(ctx, streams, nil); err == nil || !strings.Contains(err.Error(), "terminal") {
 		t.Errorf("prompt without a terminal: %v", err)
 	}
-	key := nodeAccess{transport: "ssh", sshKey: "/k", passwordEnv: "WTS_TEST_NODE_PW"}
+	key := nodeAccess{}
+	cmd := &cobra.Command{}
+	key.addFlags(cmd)
+	if err := cmd.ParseFlags([]string{"--transport", "ssh", "--ssh-key", "/k", "--password-env", "WTS_TEST_NODE_PW"}); err != nil {
+		t.Fatal(err)
+	}
 	if pw, err := key.password(ctx, streams, nil); err != nil || pw != "" {
 		t.Errorf("ssh key needs no password: %q %v", pw, err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 )
 
 // secretFunc reads one key of a Kubernetes Secret.
@@ -16,7 +18,7 @@ type secretFunc func(ctx context.Context, namespace, name, key string) ([]byte, 
 
 // needsPassword says whether the chosen authentication uses a password at all.
 func (a *nodeAccess) needsPassword() bool {
-	return a.transport != "local" && !(a.transport == "ssh" && (a.sshKey != "" || a.sshAgent))
+	return a.transports().needsPassword(transport.Kind(a.transport))
 }
 
 // password finds the node password: a file, a Secret, a prompt, then the environment.

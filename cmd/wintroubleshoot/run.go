@@ -41,7 +41,14 @@ func usageErr(format string, a ...any) error {
 
 // Run is the whole program: parse args, do the work, return the exit code.
 func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	return RunAs(ctx, streams, "wintroubleshoot", args)
+}
+
+// RunAs is Run for a program started as argv0: as kubectl-wintroubleshoot (a kubectl
+// plugin), help and errors say "kubectl wintroubleshoot".
+func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string, args []string) int {
 	root := newRootCmd(ctx, streams)
+	renameInHelp(root, displayName(argv0))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -54,9 +61,9 @@ func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string)
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown flags, wrong argument counts.
+	// cobra's own errors: unknown flags, wrong argument counts, flag marks.
 	fmt.Fprintln(streams.ErrOut, "error:", err)
-	fmt.Fprintln(streams.ErrOut, "run 'wintroubleshoot --help' for usage")
+	fmt.Fprintf(streams.ErrOut, "run '%s --help' for usage\n", root.CommandPath())
 	return report.ExitUsage
 }
 
@@ -68,9 +75,14 @@ type outputOptions struct {
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "output format: text, markdown (paste into a ticket), json (for automation), junit (for CI)")
+	cmd.Flags().StringVarP(&o.format, "output", "o", string(report.Text), report.FormatHelp())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "fail", "lowest status that makes the exit code 1: warn, fail or error")
-	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "text output: show details of passing checks too")
+	// No -v: in kubectl -v is the log level; here this is a plain switch.
+	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "text output: show details of passing checks too")
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return report.FormatCompletions(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]cobra.Completion{"warn", "fail", "error"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func (o *outputOptions) parse() (report.Format, probes.Status, error) {
@@ -117,7 +129,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
   wintroubleshoot
 
   # headless: judge every Windows node, Markdown ready to paste into a ticket
-  WTS_PASSWORD=... wintroubleshoot --report --user Administrator -o markdown
+  WTS_PASSWORD=... wintroubleshoot --report --node-user Administrator -o markdown
 
   # judge evidence collected by hand or by someone else
   wintroubleshoot analyze ./evidence-folder
@@ -126,6 +138,9 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := live.validate(); err != nil {
+				return err
+			}
 			return live.run(cmd.Context(), streams)
 		},
 	}
@@ -141,6 +156,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 	for _, c := range extraCommands(ctx, streams, live) {
 		root.AddCommand(c)
 	}
+	wireTree(root, kube)
 	return root
 }
 
@@ -155,11 +171,11 @@ func newVersionCmd(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 }
 
-// kubeFlags are kubectl's cluster flags (--kubeconfig, --context, -n, --server, ...) less
-// three: --user names the Windows account here (a kubeconfig user is chosen by
-// --context), and --password and --token would put credentials on the command line.
+// kubeFlags are kubectl's cluster flags (--kubeconfig, --context, --user, -n, --server,
+// ...) with their kubectl meaning, less three: --password, --username and --token would
+// put credentials on the command line. The Windows account is --node-user.
 func kubeFlags() *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
-	f.AuthInfoName, f.Password, f.BearerToken, f.Username = nil, nil, nil, nil
+	f.Password, f.BearerToken, f.Username = nil, nil, nil
 	return f
 }

@@ -153,3 +153,29 @@ func TestDemoReport(t *testing.T) {
 		t.Fatalf("summary %v", doc.Summary)
 	}
 }
+
+// TestDemoReportMarkdown: the demo's own --help example. It used to panic (the Markdown
+// excerpts read a nil evidence FS); now each failure shows an excerpt of its evidence.
+func TestDemoReportMarkdown(t *testing.T) {
+	code, out, errOut := run(t, "demo", "--report", "-o", "markdown", "--scenario", "routes-missing")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "| Node | Status |") || !strings.Contains(out, "NET-ROUTES") {
+		t.Fatalf("not a markdown report of the routes-missing node:\n%s", out)
+	}
+	if !strings.Contains(out, "Evidence excerpt `nodes/routes-missing/") {
+		t.Errorf("no evidence excerpt under the failures:\n%s", out)
+	}
+}
+
+// TestRootValidatesFirst: bad flags are usage errors before anything connects, for the
+// screen as for the report.
+func TestRootValidatesFirst(t *testing.T) {
+	for _, args := range [][]string{{"-o", "yaml"}, {"--fail-on", "pass"}, {"--transport", "telnet"}, {"--report", "--transport", "telnet"}} {
+		code, _, errOut := run(t, append(args, "--kubeconfig", filepath.Join(t.TempDir(), "none"))...)
+		if code != 2 || strings.Contains(errOut, "cluster") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error before any connection", args, code, errOut)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func TestSnapshotAgainstAPIServerAndFleet(t *testing.T) {
 		t.Fatalf("live exit %d: %s", code, errOut)
 	}
 	snap := filepath.Join(dir, "case.tar.gz")
-	code, _, errOut = run(t, append([]string{"snapshot", "-o", snap}, access...)...)
+	code, _, errOut = run(t, append([]string{"snapshot", snap}, access...)...)
 	if code != 1 {
 		t.Fatalf("snapshot exit %d: %s", code, errOut)
 	}
@@ -108,7 +108,7 @@ func TestSnapshotAgainstAPIServerAndFleet(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var last [2]int
-	path, err := sessionSnapshot{sess}.Snapshot(ctx, func(done, total int, _ string) { last = [2]int{done, total} })
+	path, err := sessionSnapshot{sess.api(nil)}.Snapshot(ctx, func(done, total int, _ string) { last = [2]int{done, total} })
 	if err != nil || last[0] != last[1] || last[1] != 3 {
 		t.Fatalf("snapshot from the screen: %v, progress %v", err, last)
 	}

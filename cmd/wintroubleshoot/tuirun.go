@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 	"github.com/wintroubleshoot/wintroubleshoot/tui"
 )
@@ -41,17 +42,15 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 	if err != nil {
 		return err
 	}
-	fl := newFleet(o.access.concurrency)
-	for _, t := range sess.targets {
-		fl.add(&member{display: t.Name, target: t, eng: sess.engine, fixer: fx})
-	}
-	return runTUI(ctx, streams, fl, sess.cluster, sess.context, sessionSnapshot{sess})
+	api := sess.api(fx)
+	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api})
 }
 
 // runTUI opens the screen over a fleet and waits until the person quits.
-func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, cluster, kctx string, snap tui.Snapshotter) error {
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter) error {
 	m := tui.New(tui.Options{
-		Cluster: cluster, Context: kctx, Nodes: fl.order,
+		Parent:  ctx,
+		Cluster: cluster, Context: kctx, Nodes: fl.Names(),
 		Backend: fl, Fixer: fl, Snapshot: snap,
 		Pager: pager,
 	})
@@ -63,24 +62,34 @@ func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *fleet, 
 }
 
 // pager shows evidence in $PAGER (less by default), suspending the screen meanwhile.
+// The screen calls it from Update, so the temporary file is written when the returned
+// Cmd runs, off the event loop; the file is removed when the pager exits.
 func pager(path string, content []byte) tea.Cmd {
-	dir, err := os.MkdirTemp("", "wts-evidence-")
-	if err != nil {
-		return nil
+	return func() tea.Msg {
+		dir, err := os.MkdirTemp("", "wts-evidence-")
+		if err != nil {
+			return pagerDoneMsg{err: fmt.Errorf("opening the pager: %w", err)}
+		}
+		file := filepath.Join(dir, filepath.Base(path))
+		if err := os.WriteFile(file, content, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return pagerDoneMsg{err: fmt.Errorf("opening the pager: %w", err)}
+		}
+		argv := strings.Fields(os.Getenv("PAGER")) // PAGER may carry flags: "less -R"
+		if len(argv) == 0 {
+			argv = []string{"less"}
+		}
+		// ExecProcess's Cmd only hands the program a message asking it to suspend and run
+		// the process, so calling it here is how a Cmd starts a pager.
+		return tea.ExecProcess(exec.Command(argv[0], append(argv[1:], file)...), func(err error) tea.Msg {
+			os.RemoveAll(dir)
+			return pagerDoneMsg{err: err}
+		})()
 	}
-	file := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(file, content, 0o600); err != nil {
-		return nil
-	}
-	argv := strings.Fields(os.Getenv("PAGER")) // PAGER may carry flags: "less -R"
-	if len(argv) == 0 {
-		argv = []string{"less"}
-	}
-	return tea.ExecProcess(exec.Command(argv[0], append(argv[1:], file)...), func(error) tea.Msg {
-		os.RemoveAll(dir)
-		return nil
-	})
 }
+
+// pagerDoneMsg ends a pager run; the screen ignores messages it does not know.
+type pagerDoneMsg struct{ err error }
 
 func firstLineOf(err error) string {
 	l, _, _ := strings.Cut(err.Error(), "\n")
@@ -88,19 +97,24 @@ func firstLineOf(err error) string {
 }
 
 // sessionSnapshot is the screen's s key: a snapshot of the live session, with the
-// command's defaults, written to the current folder.
+// snapshot command's defaults, written to the current folder.
 type sessionSnapshot struct {
-	sess *session
+	sess *engine.Session
 }
 
 func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total int, item string)) (string, error) {
 	out := fmt.Sprintf("wintroubleshoot-snapshot-%s.tar.gz", time.Now().UTC().Format("20060102-150405"))
-	o := snapshotOptions{out: out, since: 24 * time.Hour, maxLog: "10Mi",
-		onNode: func(done, total int, node string) { progress(done, total+1, node) }}
-	_, findings, err := o.write(ctx, io.Discard, s.sess)
+	o := snapshotOptions{out: out, since: 24 * time.Hour, maxLog: "10Mi"}
+	opt, err := o.engineOptions(io.Discard)
 	if err != nil {
 		return "", err
 	}
-	progress(len(s.sess.targets)+1, len(s.sess.targets)+1, fmt.Sprintf("%s (%d findings)", out, len(findings)))
+	total := len(s.sess.Targets) + 1 // the nodes, then the bundle
+	opt.OnNode = func(done, _ int, node string) { progress(done, total, node) }
+	_, findings, err := s.sess.Snapshot(ctx, opt)
+	if err != nil {
+		return "", err
+	}
+	progress(total, total, fmt.Sprintf("%s (%d findings)", out, len(findings)))
 	return out, nil
 }

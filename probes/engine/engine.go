@@ -57,6 +57,10 @@ type Engine struct {
 
 // Probe sweeps every target and judges it, emitting events (emit may be nil; it is called
 // from several goroutines, one at a time). It returns all findings, sorted.
+//
+// When ctx is cancelled, nodes being swept end with what their transport says; nodes
+// whose turn had not come are not swept and get one NotSwept finding each (and a
+// NodeJudged event carrying it), so a cancelled run never silently leaves nodes out.
 func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) []probes.Finding {
 	var mu sync.Mutex
 	send := func(ev Event) {
@@ -66,38 +70,32 @@ func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) 
 			emit(ev)
 		}
 	}
-	limit := e.Concurrency
-	if limit <= 0 {
-		limit = 8
-	}
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
 	var all []probes.Finding
 	var allMu sync.Mutex
-	for _, t := range targets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-			}
-			defer func() {
-				select {
-				case <-sem:
-				default:
-				}
-			}()
-			fs := e.ProbeNode(ctx, t, send)
-			allMu.Lock()
-			all = append(all, fs...)
-			allMu.Unlock()
-		}()
+	keep := func(fs []probes.Finding) {
+		allMu.Lock()
+		defer allMu.Unlock()
+		all = append(all, fs...)
 	}
-	wg.Wait()
+	Each(ctx, e.Concurrency, len(targets), func(ctx context.Context, i int) {
+		keep(e.ProbeNode(ctx, targets[i], send))
+	}, func(i int, err error) {
+		fs := []probes.Finding{NotSwept(targets[i].Name, err)}
+		send(Event{Kind: NodeJudged, Node: targets[i].Name, Findings: fs, Err: err})
+		keep(fs)
+	})
 	Sort(all)
 	send(Event{Kind: Done, Findings: all})
 	return all
+}
+
+// NotSwept is the finding of a node a cancelled run never reached: an error (nothing
+// was judged), under the reachability probe's ID so it sorts first, as unreachable
+// nodes do.
+func NotSwept(node string, err error) probes.Finding {
+	return probes.Finding{Probe: probes.ReachID, Node: node, Status: probes.Error,
+		Summary: "not swept: the run was cancelled before this node's turn",
+		Details: []string{fmt.Sprintf("cancelled: %v", err)}}
 }
 
 // ProbeNode sweeps and judges one node.

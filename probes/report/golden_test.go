@@ -14,19 +14,26 @@ import (
 // go test ./probes/report -update rewrites testdata/*.golden; review the diff.
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
+// TestGolden renders the sample findings in every registered format (so a new format
+// needs only its golden file: go test ./probes/report -update), plus the text variants.
 func TestGolden(t *testing.T) {
-	cases := []struct {
+	type goldenCase struct {
 		file   string
 		format Format
 		opt    Options
-	}{
-		{"text.golden", Text, Options{}},
-		{"text-verbose.golden", Text, Options{Verbose: true}},
-		{"text-color.golden", Text, Options{Color: true}},
-		{"markdown.golden", Markdown, Options{Excerpts: sampleExcerpts()}},
-		{"json.golden", JSON, Options{}},
-		{"junit.golden", JUnit, Options{}},
 	}
+	var cases []goldenCase
+	for _, fi := range FormatInfos() {
+		opt := Options{}
+		if fi.Excerpts {
+			opt.Excerpts = sampleExcerpts()
+		}
+		cases = append(cases, goldenCase{string(fi.Name) + ".golden", fi.Name, opt})
+	}
+	cases = append(cases,
+		goldenCase{"text-verbose.golden", Text, Options{Verbose: true}},
+		goldenCase{"text-color.golden", Text, Options{Color: true}},
+	)
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -35,6 +42,34 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, c.file, buf.Bytes())
 		})
+	}
+}
+
+// TestRegistry: parsing, help and completion all come from the one list.
+func TestRegistry(t *testing.T) {
+	help, comps := FormatHelp(), FormatCompletions()
+	if len(comps) != len(FormatInfos()) {
+		t.Fatalf("%d completions for %d formats", len(comps), len(FormatInfos()))
+	}
+	for i, fi := range FormatInfos() {
+		if fi.write == nil || fi.Use == "" {
+			t.Errorf("%s: registered without a writer or a use", fi.Name)
+		}
+		for _, s := range append([]string{string(fi.Name), strings.ToUpper(string(fi.Name))}, fi.Aliases...) {
+			if got, err := ParseFormat(s); err != nil || got != fi.Name {
+				t.Errorf("ParseFormat(%q) = %q, %v; want %s", s, got, err, fi.Name)
+			}
+		}
+		if !strings.Contains(help, string(fi.Name)+" (") {
+			t.Errorf("--output help does not list %s: %s", fi.Name, help)
+		}
+		if !strings.HasPrefix(comps[i], string(fi.Name)+"\t") {
+			t.Errorf("completion %d is %q, want %s first", i, comps[i], fi.Name)
+		}
+	}
+	_, err := ParseFormat("yaml")
+	if err == nil || !strings.Contains(err.Error(), "text, markdown, json, junit") {
+		t.Errorf("ParseFormat(yaml) error %v should list the formats", err)
 	}
 }
 

@@ -52,7 +52,7 @@ type jsonSummary struct {
 	Error int `json:"error"`
 }
 
-func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding) error {
+func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) error {
 	c := Counts(sorted)
 	env := envelope{
 		SchemaVersion: SchemaVersion,

@@ -78,7 +78,7 @@ func (p junitProblem) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	return e.EncodeToken(start.End())
 }
 
-func writeJUnit(w *bufio.Writer, meta Meta, sorted []probes.Finding) error {
+func writeJUnit(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) error {
 	root := junitSuites{Name: toolName(meta)}
 	var props []junitProperty
 	for _, kv := range metaParts(meta) {

@@ -17,7 +17,7 @@ const (
 	ExcerptMaxBytes = 4000
 )
 
-func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) {
+func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) error {
 	fmt.Fprintf(w, "# %s report\n\n", mdInline(toolName(meta)))
 	if ps := metaParts(meta); len(ps) > 0 {
 		parts := make([]string, len(ps))
@@ -66,6 +66,7 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 		}
 		fmt.Fprint(w, "\n</details>\n")
 	}
+	return nil
 }
 
 // findingTitle is "HNS-NETWORK on win-1: summary".

@@ -7,10 +7,8 @@
 package report
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -30,33 +28,6 @@ type Meta struct {
 	Time time.Time
 }
 
-// Format names an output format.
-type Format string
-
-const (
-	Text     Format = "text"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
-	JUnit    Format = "junit"
-)
-
-// Formats lists the formats in the order help text shows them.
-func Formats() []Format { return []Format{Text, Markdown, JSON, JUnit} }
-
-// ParseFormat reads a --report/--format value, case-insensitively; "md" means markdown.
-func ParseFormat(s string) (Format, error) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if v == "md" {
-		return Markdown, nil
-	}
-	for _, f := range Formats() {
-		if v == string(f) {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("unknown report format %q (want one of text, markdown, json, junit)", s)
-}
-
 // Options tune rendering. The zero value is plain text without colour.
 type Options struct {
 	// Color adds ANSI colour to text output. Glyphs carry the meaning either way.
@@ -67,30 +38,6 @@ type Options struct {
 	// findings that cite that path. The caller fills it (this package reads no files);
 	// excerpts are cut to ExcerptMaxLines lines and ExcerptMaxBytes bytes.
 	Excerpts map[string]string
-}
-
-// Write renders findings in format f. It sorts a copy; the caller's slice is untouched.
-func Write(w io.Writer, f Format, meta Meta, findings []probes.Finding, opt Options) error {
-	sorted := Sort(findings)
-	bw := bufio.NewWriter(w)
-	var err error
-	switch f {
-	case Text:
-		writeText(bw, meta, sorted, opt)
-	case Markdown:
-		writeMarkdown(bw, meta, sorted, opt)
-	case JSON:
-		err = writeJSON(bw, meta, sorted)
-	case JUnit:
-		err = writeJUnit(bw, meta, sorted)
-	default:
-		return fmt.Errorf("unknown report format %q", string(f))
-	}
-	if err != nil {
-		return err
-	}
-	// bufio keeps the first write error, so checking Flush covers every write above.
-	return bw.Flush()
 }
 
 // Exit codes of the headless run. They are part of the CLI contract (README):

@@ -48,7 +48,7 @@ func (p painter) status(s probes.Status, text string) string { return p.paint(st
 // maxIDWidth caps probe ID padding so one long ID does not push every summary right.
 const maxIDWidth = 20
 
-func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) {
+func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) error {
 	p := painter(opt.Color)
 	if line := textMetaLine(meta); line != "" {
 		fmt.Fprintln(w, p.paint(ansiBold, line))
@@ -74,6 +74,7 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, p.paint(ansiBold, summaryLine(sorted)))
+	return nil
 }
 
 func textMetaLine(m Meta) string {

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -11,17 +11,20 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
-// memKube carries Kubernetes-side fixes out on the demo's in-memory cluster evidence, so
-// a newcomer can watch a podCIDR patch or a drain verify without a cluster. Live runs
-// use collectors/kube against the real API.
-type memKube struct {
-	tree *collectors.Tree
+// MemCluster carries Kubernetes-side fixes out on in-memory cluster evidence (the
+// demo's), so a newcomer can watch a podCIDR patch or a drain verify without a cluster.
+// Live runs use collectors/kube against the real API. Its drain only cordons: the
+// in-memory cluster has no pods to evict.
+type MemCluster struct {
+	Tree *collectors.Tree
 }
 
-func (k *memKube) edit(node string, change func(*corev1.Node) error) error {
-	b, err := k.tree.Evidence().Read(collectors.ClusterNodes)
+var _ KubeActions = (*MemCluster)(nil)
+
+func (k *MemCluster) edit(node string, change func(*corev1.Node) error) error {
+	b, err := k.Tree.Evidence().Read(collectors.ClusterNodes)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading the in-memory cluster: %w", err)
 	}
 	nodes, err := decode.Nodes(collectors.ClusterNodes, b)
 	if err != nil {
@@ -49,11 +52,11 @@ func (k *memKube) edit(node string, change func(*corev1.Node) error) error {
 	if err != nil {
 		return err
 	}
-	k.tree.Put(collectors.ClusterNodes, out)
+	k.Tree.Put(collectors.ClusterNodes, out)
 	return nil
 }
 
-func (k *memKube) PatchPodCIDR(_ context.Context, node, cidr string) error {
+func (k *MemCluster) PatchPodCIDR(_ context.Context, node, cidr string) error {
 	return k.edit(node, func(n *corev1.Node) error {
 		if n.Spec.PodCIDR != "" {
 			return fmt.Errorf("node %s already has podCIDR %s: the API allows setting it only once", node, n.Spec.PodCIDR)
@@ -63,19 +66,19 @@ func (k *memKube) PatchPodCIDR(_ context.Context, node, cidr string) error {
 	})
 }
 
-func (k *memKube) Cordon(_ context.Context, node string) error {
+func (k *MemCluster) Cordon(_ context.Context, node string) error {
 	return k.edit(node, func(n *corev1.Node) error { n.Spec.Unschedulable = true; return nil })
 }
 
-func (k *memKube) Drain(ctx context.Context, node string) ([]string, error) {
+func (k *MemCluster) Drain(ctx context.Context, node string) ([]string, error) {
 	return nil, k.Cordon(ctx, node)
 }
 
-func (k *memKube) DeleteNode(_ context.Context, node string) error {
+func (k *MemCluster) DeleteNode(_ context.Context, node string) error {
 	return k.edit(node, func(n *corev1.Node) error { n.Name = ""; return nil })
 }
 
-func (k *memKube) Taint(_ context.Context, node, key, value, effect string) error {
+func (k *MemCluster) Taint(_ context.Context, node, key, value, effect string) error {
 	return k.edit(node, func(n *corev1.Node) error {
 		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffect(effect)})
 		return nil

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/winrm"
+)
+
+// winrmTransport is WinRM (WS-Management) over HTTPS or HTTP, with a password.
+func winrmTransport() *transportSpec {
+	var auth, ca string
+	var insecure bool
+	return &transportSpec{
+		kinds: []kindSpec{
+			{transport.WinRMHTTPS, 5986, "5986"},
+			{transport.WinRM, 5985, "5985, needs AllowUnencrypted on the node"},
+		},
+		flags: func(f *pflag.FlagSet) {
+			f.StringVar(&auth, "winrm-auth", "ntlm", "WinRM authentication: ntlm or basic")
+			f.StringVar(&ca, "winrm-ca-file", "", "PEM bundle to verify the nodes' WinRM HTTPS certificates (default: system roots)")
+			f.BoolVar(&insecure, "winrm-insecure-skip-tls-verify", false, "do not verify WinRM HTTPS certificates (insecure; prints a warning)")
+		},
+		configure: func(c *transport.Config) {
+			c.Auth, c.CAFile, c.InsecureSkipTLSVerify = auth, ca, insecure
+		},
+		needsPassword: func() bool { return true },
+		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {
+			if cfg.InsecureSkipTLSVerify {
+				warn("WinRM certificates are not verified (--winrm-insecure-skip-tls-verify)")
+			}
+			return winrm.New(cfg)
+		},
+	}
+}

@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+)
+
+// EvidenceReader reads one evidence file as a finding cites it. The node says which
+// cluster a "cluster/..." path belongs to when a fleet's nodes come from several (the
+// demo gives each scenario its own cluster evidence).
+type EvidenceReader func(node, path string) ([]byte, error)
+
+// ReaderOf reads every node's evidence from one tree (a live run, a folder, a bundle).
+func ReaderOf(ev collectors.Evidence) EvidenceReader {
+	return func(_, p string) ([]byte, error) { return ev.Read(p) }
+}
+
+// Excerpts gives the text of the evidence behind each finding that is not a pass, by
+// path, for the Markdown report (which cuts each to its limits). Files that cannot be
+// read or are not text are left out: the report still names them.
+func Excerpts(read EvidenceReader, findings []probes.Finding) map[string]string {
+	out := map[string]string{}
+	if read == nil {
+		return out
+	}
+	for _, f := range findings {
+		if f.Status == probes.Pass {
+			continue
+		}
+		for _, p := range f.Evidence {
+			if _, done := out[p]; done {
+				continue
+			}
+			b, err := read(f.Node, p)
+			if err != nil {
+				continue
+			}
+			if t, err := decode.Text(p, b); err == nil {
+				out[p] = strings.ReplaceAll(string(t), "\r\n", "\n")
+			}
+		}
+	}
+	return out
+}
