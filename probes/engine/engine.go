@@ -123,7 +123,7 @@ func (e *Engine) Collect(ctx context.Context, t Target, names []string) error {
 	// Drop the earlier copies, so a file that is no longer collected cannot linger.
 	stale := []string{prefix + "/" + collectors.SweepErr}
 	for _, n := range names {
-		stale = append(stale, prefix+"/"+n, prefix+"/"+n+collectors.ErrSuffix)
+		stale = append(stale, prefix+"/"+n, prefix+"/"+n+collectors.ErrSuffix, prefix+"/"+n+sweep.NoteSuffix)
 	}
 	e.Tree.Delete(stale...)
 	if err != nil {
