@@ -56,23 +56,34 @@ func TestFixCommand(t *testing.T) {
 	t.Run("no terminal and no --yes refuses", func(t *testing.T) {
 		fake, access := fakeFixNode(t, "kubelet-service-stopped")
 		code, _, errOut := run(t, append([]string{"fix", "SVC-KUBELET", "--node", "winpool-7k2pq"}, access...)...)
-		if code != 2 || !strings.Contains(errOut, "--yes") || fixCalls(fake) != 0 {
+		if code != 2 || !strings.Contains(errOut, "no terminal to confirm on: pass --yes") || fixCalls(fake) != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
+		// Nobody was asked, so nobody declined: the audit says refused.
 		entries, _ := (&engine.Audit{Path: engine.DefaultAuditPath()}).Entries()
-		if len(entries) != 1 || entries[0].Result != "declined" {
+		if len(entries) != 1 || entries[0].Result != engine.Refused {
 			t.Fatalf("audit %+v", entries)
 		}
 	})
-	t.Run("disruptive needs --allow-disruptive", func(t *testing.T) {
+	t.Run("disruptive needs --confirm with the node name", func(t *testing.T) {
 		fake, access := fakeFixNode(t, "pause-containerd-wrong-tag")
-		code, _, errOut := run(t, append([]string{"fix", "IMG-PAUSE", "--choice", "multiarch-pause", "--yes"}, access...)...)
-		if code != 2 || !strings.Contains(errOut, "--allow-disruptive") || fixCalls(fake) != 0 {
+		node := strings.SplitN(access[len(access)-1], "=", 2)[0]
+		args := append([]string{"fix", "IMG-PAUSE", "--choice", "multiarch-pause"}, access...)
+		code, _, errOut := run(t, append(args, "--yes")...)
+		if code != 2 || !strings.Contains(errOut, "--yes alone does not run it; add --confirm "+node) || fixCalls(fake) != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		code, out, errOut := run(t, append([]string{"fix", "IMG-PAUSE", "--choice", "multiarch-pause", "--yes", "--allow-disruptive"}, access...)...)
-		if code != 0 || !strings.Contains(out, "verified") || fixCalls(fake) != 1 {
+		code, _, errOut = run(t, append(args, "--yes", "--confirm", "win-other")...)
+		if code != 2 || !strings.Contains(errOut, "is not the node name") || fixCalls(fake) != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		code, out, errOut := run(t, append(args, "--yes", "--confirm", node)...)
+		if code != 0 || !strings.Contains(out, "verified: ✓ IMG-PAUSE") || fixCalls(fake) != 1 {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		entries, _ := (&engine.Audit{Path: engine.DefaultAuditPath()}).Entries()
+		if len(entries) != 3 || entries[0].Result != engine.Refused || entries[1].Result != engine.Refused || entries[2].Result != engine.Verified {
+			t.Fatalf("audit %+v", entries)
 		}
 	})
 	t.Run("runs and verifies", func(t *testing.T) {

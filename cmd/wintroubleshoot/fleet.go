@@ -92,32 +92,36 @@ func (f *fleet) Evidence(node, path string) ([]byte, error) {
 
 // Preview is the fix preview in the screen's names. The screen sets f.Fix to the fix
 // the person chose when the finding offers several.
-func (f *fleet) Preview(fd probes.Finding) (string, error) {
-	if _, ok := f.members[fd.Node]; !ok || fd.Fix == nil {
-		return "", fmt.Errorf("no fix for %s on %s", fd.Probe, fd.Node)
-	}
-	return engine.PreviewBody(fd.Fix), nil
-}
-
-// Apply runs the fix the person confirmed on screen (the confirmation is the screen's: a
-// disruptive fix there needs an explicit second confirmation).
-func (f *fleet) Apply(ctx context.Context, fd probes.Finding, progress func(string)) (probes.Finding, error) {
+func (f *fleet) Preview(ctx context.Context, fd probes.Finding) (string, error) {
 	m, ok := f.members[fd.Node]
 	if !ok || m.fixer == nil || fd.Fix == nil {
-		return fd, fmt.Errorf("fixes are not available for %s", fd.Node)
+		return "", fmt.Errorf("no fix for %s on %s", fd.Probe, fd.Node)
+	}
+	return m.fixer.PreviewBody(ctx, m.target.Name, fd.Fix), nil
+}
+
+// Apply runs the fix the person confirmed on screen. The engine checks what they typed
+// against the same Confirmation the screen asked for; the name on screen stands for the
+// node's own name.
+func (f *fleet) Apply(ctx context.Context, fd probes.Finding, typed string, progress func(string)) (engine.Outcome, error) {
+	m, ok := f.members[fd.Node]
+	if !ok || m.fixer == nil || fd.Fix == nil {
+		return engine.Outcome{}, fmt.Errorf("fixes are not available for %s", fd.Node)
+	}
+	if strings.TrimSpace(typed) == m.display {
+		typed = m.target.Name
 	}
 	fix := fd.Fix
 	progress("running " + fix.ID + " on " + fd.Node)
-	out, err := m.fixer.Apply(ctx, m.unlabel(fd), fix, true)
-	after := m.relabel([]probes.Finding{out.After})[0]
-	if err != nil {
-		if out.Output != "" {
-			err = fmt.Errorf("%w\n%s", err, out.Output)
-		}
-		return after, err
+	out, err := m.fixer.Apply(ctx, m.unlabel(fd), fix, engine.Typed(typed))
+	if out.After.Probe != "" {
+		out.After = m.relabel([]probes.Finding{out.After})[0]
 	}
-	progress(out.Result + ": " + after.Summary)
-	return after, nil
+	if out.Output != "" {
+		progress(out.Output)
+	}
+	progress(out.Line())
+	return out, err
 }
 
 // Declined audits a fix the person declined after its preview.

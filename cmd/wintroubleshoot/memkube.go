@@ -9,6 +9,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 )
 
 // memKube carries Kubernetes-side fixes out on the demo's in-memory cluster evidence, so
@@ -67,8 +68,14 @@ func (k *memKube) Cordon(_ context.Context, node string) error {
 	return k.edit(node, func(n *corev1.Node) error { n.Spec.Unschedulable = true; return nil })
 }
 
-func (k *memKube) Drain(ctx context.Context, node string) ([]string, error) {
-	return nil, k.Cordon(ctx, node)
+// PlanDrain: the demo's evidence holds no pods the in-memory cluster could move.
+func (k *memKube) PlanDrain(context.Context, string, kube.DrainOptions) (kube.DrainPlan, error) {
+	return kube.DrainPlan{Notes: []string{"demo cluster: no pods are moved, the node is only cordoned"}}, nil
+}
+
+func (k *memKube) Drain(ctx context.Context, node string, o kube.DrainOptions) (kube.DrainResult, error) {
+	plan, _ := k.PlanDrain(ctx, node, o)
+	return kube.DrainResult{Plan: plan}, k.Cordon(ctx, node)
 }
 
 func (k *memKube) DeleteNode(_ context.Context, node string) error {

@@ -7,13 +7,11 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/ssh"
@@ -45,17 +43,6 @@ func dialer(warn io.Writer) func(ctx context.Context, cfg transport.Config) (tra
 		}
 		return nil, fmt.Errorf("unknown transport %q", cfg.Kind)
 	}
-}
-
-// kubeActions adapts the cluster client to the fix runner: drain waits a bounded time for
-// evicted pods, as kubectl drain does.
-type kubeActions struct {
-	*kube.Client
-}
-
-func (k kubeActions) Drain(ctx context.Context, node string) ([]string, error) {
-	res, err := k.Client.Drain(ctx, node, kube.DrainOptions{Timeout: 2 * time.Minute})
-	return res.Evicted, err
 }
 
 // extraCommands are the subcommands beyond analyze and version.
