@@ -99,7 +99,7 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 	if why := stale(now, fix); why != "" {
 		return refuse(now, "the precondition no longer holds: %s", why)
 	}
-	if fix.Action == probes.Drain {
+	if fix.Kind == probes.KubeAPI && fix.Action == probes.Drain {
 		plan, err := x.Kube.PlanDrain(ctx, f.Node, x.drainOptions())
 		if err != nil {
 			return refuse(now, "listing the pods to drain: %v", err)

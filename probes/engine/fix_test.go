@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
@@ -276,5 +277,37 @@ func assertAudit(t *testing.T, a *engine.Audit, results ...string) {
 		if e.Result.String() != r || e.User != "tester" || e.Fix == "" || e.Time.IsZero() {
 			t.Errorf("audit entry %d: %+v, want result %s", i, e, r)
 		}
+	}
+}
+
+// TestAPIFixesNameKnownActions: every Kubernetes API fix a scenario offers names one of
+// the typed API actions the runner carries out (a misspelt string literal still compiles).
+func TestAPIFixesNameKnownActions(t *testing.T) {
+	known := map[probes.Action]bool{probes.PatchPodCIDR: true, probes.Cordon: true, probes.Drain: true,
+		probes.DeleteNode: true, probes.Taint: true}
+	seen := map[probes.Action]bool{}
+	for _, name := range scenarios.Names() {
+		fsys, meta, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := engine.Analyze(probes.Default(), collectors.Evidence{FS: fsys}, meta.Nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			for _, fix := range engine.Runnable(f) {
+				if fix.Kind != probes.KubeAPI {
+					continue
+				}
+				seen[fix.Action] = true
+				if !known[fix.Action] {
+					t.Errorf("%s: %s on %s offers API action %q, which the fix runner does not know", name, f.Probe, f.Node, fix.Action)
+				}
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no scenario offers a Kubernetes API fix")
 	}
 }
