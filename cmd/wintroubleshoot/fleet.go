@@ -117,8 +117,10 @@ func (f *fleet) Apply(ctx context.Context, fd probes.Finding, typed string, prog
 	if out.After.Probe != "" {
 		out.After = m.relabel([]probes.Finding{out.After})[0]
 	}
-	if out.Output != "" {
-		progress(out.Output)
+	for _, line := range strings.Split(strings.TrimSpace(out.Output), "\n") {
+		if line != "" {
+			progress(line) // the screen shows progress one line per message
+		}
 	}
 	progress(out.Line())
 	return out, err
