@@ -111,7 +111,7 @@ func readyFix(verify, node string, unknown bool) *Fix {
 	if !unknown {
 		return restart
 	}
-	del := &Fix{ID: "delete-node", Title: "Delete the node object so the node pool recreates it", Kind: KubeAPI, Action: "delete-node",
+	del := &Fix{ID: "delete-node", Title: "Delete the node object so the node pool recreates it", Kind: KubeAPI, Action: DeleteNode,
 		Commands:   []string{"kubectl delete node " + node},
 		Disruptive: true, Impact: "the Node object and the pods bound to it are deleted; only a managed node pool (Anthos, cluster-api) recreates the VM, elsewhere the kubelet must re-register",
 		Verify: verify, Precheck: "the node is still NotReady",

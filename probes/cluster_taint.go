@@ -115,7 +115,7 @@ func taintKey(nodes []corev1.Node) string {
 }
 
 func taintFix(verify, node, key string, linux []string, dsPatches map[string]string) *Fix {
-	f := &Fix{ID: "taint-windows", Title: fmt.Sprintf("Taint the node %s=windows:NoSchedule", key), Kind: KubeAPI, Action: "taint",
+	f := &Fix{ID: "taint-windows", Title: fmt.Sprintf("Taint the node %s=windows:NoSchedule", key), Kind: KubeAPI, Action: Taint,
 		Params:     map[string]any{"key": key, "value": "windows", "effect": "NoSchedule"},
 		Commands:   []string{fmt.Sprintf("kubectl taint nodes %s %s=windows:NoSchedule", node, key)},
 		Disruptive: true, Impact: "Windows pods without a matching toleration will no longer be scheduled here (running pods stay: NoSchedule evicts nothing)",

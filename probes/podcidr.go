@@ -65,7 +65,7 @@ func overlapping(nodes []corev1.Node, self string, p netip.Prefix) string {
 // podCIDRFix proposes the first /24 next to the other nodes' podCIDRs that none uses.
 func podCIDRFix(verify, node string, nodes []corev1.Node) *Fix {
 	fix := &Fix{
-		ID: "patch-podcidr", Title: "Set the node's podCIDR through the API", Kind: KubeAPI, Action: "patch-podcidr",
+		ID: "patch-podcidr", Title: "Set the node's podCIDR through the API", Kind: KubeAPI, Action: PatchPodCIDR,
 		Verify:   verify,
 		Precheck: "spec.podCIDR still empty (the API only allows setting it once)",
 		Notes: []string{

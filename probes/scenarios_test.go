@@ -79,7 +79,7 @@ func TestRegistryCoverage(t *testing.T) {
 				if fix.Kind != probes.Manual && len(fix.Commands) == 0 && len(fix.Choices) == 0 {
 					t.Errorf("%s: fix %s shows no commands before running", name, fix.ID)
 				}
-				if fix.Kind == probes.NodeScript && !strings.HasPrefix(fix.Action, "fix-") {
+				if fix.Kind == probes.NodeScript && !strings.HasPrefix(string(fix.Action), "fix-") {
 					t.Errorf("%s: node fix %s names no fix script (%q)", name, fix.ID, fix.Action)
 				}
 			}

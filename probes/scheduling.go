@@ -40,7 +40,7 @@ func (scheduling) Check(c C) Finding {
 // HNS network or restarting the runtime safely needs.
 func drainFix(node string) *Fix {
 	return &Fix{
-		ID: "drain", Title: "Cordon and drain " + node, Kind: KubeAPI, Action: "drain",
+		ID: "drain", Title: "Cordon and drain " + node, Kind: KubeAPI, Action: Drain,
 		Commands: []string{
 			"kubectl cordon " + node,
 			fmt.Sprintf("kubectl drain %s --ignore-daemonsets --delete-emptydir-data   # evictions, honouring PodDisruptionBudgets", node),
@@ -54,7 +54,7 @@ func drainFix(node string) *Fix {
 // deleteNodeFix removes the Node object so a managed pool recreates the machine.
 func deleteNodeFix(node string) *Fix {
 	return &Fix{
-		ID: "delete-node", Title: "Delete node " + node + " so the node pool recreates it", Kind: KubeAPI, Action: "delete-node",
+		ID: "delete-node", Title: "Delete node " + node + " so the node pool recreates it", Kind: KubeAPI, Action: DeleteNode,
 		Commands:   []string{"kubectl delete node " + node},
 		Disruptive: true,
 		Impact:     "the node and its pods leave the cluster; a managed pool (Anthos, AKS, EKS) replaces the machine, a hand-built node re-registers only when its kubelet restarts",

@@ -90,15 +90,29 @@ const (
 	Manual FixKind = "manual"
 )
 
+// Action is what a fix runs: for a NodeScript fix the name of its embedded fix script
+// ("fix-start-service"), for a KubeAPI fix one of the API actions below. It travels in JSON
+// as the plain string it always was.
+type Action string
+
+// The Kubernetes API actions a KubeAPI fix can name; the engine refuses any other.
+const (
+	PatchPodCIDR Action = "patch-podcidr" // set an empty spec.podCIDR (params: podCIDR)
+	Cordon       Action = "cordon"        // mark the node unschedulable
+	Drain        Action = "drain"         // cordon, then evict as kubectl drain does
+	DeleteNode   Action = "delete-node"   // delete the Node object
+	Taint        Action = "taint"         // add a taint (params: key, value, effect)
+)
+
 // Fix is data: what would run, shown before it runs, and how to verify it worked.
 type Fix struct {
 	ID         string         `json:"id"`                 // e.g. "start-service"
 	Title      string         `json:"title"`              // one line, imperative
 	Kind       FixKind        `json:"kind"`               // node-script, kube-api, manual
-	Action     string         `json:"action"`             // fix script name (fix-...) or API action (patch-podcidr, cordon, drain, delete-node)
+	Action     Action         `json:"action"`             // fix script name (fix-...) or one of the API actions below
 	Params     map[string]any `json:"params,omitempty"`   // passed as data, never spliced into source
 	Commands   []string       `json:"commands,omitempty"` // exactly what will run, for the preview
-	Disruptive bool           `json:"disruptive"`         // needs --allow-disruptive headless
+	Disruptive bool           `json:"disruptive"`         // confirmed by typing the node name (engine.Confirmation)
 	Impact     string         `json:"impact,omitempty"`   // what it disrupts, said plainly
 	Verify     string         `json:"verify"`             // probe ID re-run to verify
 	// VerifyStatus is the status the verifying probe shows once the fix worked; empty

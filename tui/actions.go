@@ -170,7 +170,7 @@ func (m Model) filterKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 func (m Model) forwardInput(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
-	case m.dlg != nil && m.dlg.step == stepTypeYes:
+	case m.dlg != nil && m.dlg.step == stepTypeName:
 		m.dlg.input, cmd = m.dlg.input.Update(msg)
 	case m.filtering:
 		m.filter, cmd = m.filter.Update(msg)

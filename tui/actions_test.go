@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
 // selectFinding puts the cursor on probe of the selected node (findings pane focused).
@@ -60,7 +61,7 @@ func TestFixConfirmAndVerify(t *testing.T) {
 	if d.dlg == nil || d.dlg.step != stepResult || d.dlg.failed {
 		t.Fatalf("after y: %+v", d.dlg)
 	}
-	mustContain(t, d.Model, "✓ verified: HNS-NETWORK passes now", "re-collecting win-a")
+	mustContain(t, d.Model, "verified: ✓ HNS-NETWORK fixed: all good now", "re-collecting win-a")
 	n := d.selectedNode()
 	if n.counts[probes.Fail] != 1 || n.counts[probes.Pass] != 3 {
 		t.Fatalf("win-a counts after fix: %v", n.counts)
@@ -78,32 +79,52 @@ func TestFixConfirmAndVerify(t *testing.T) {
 	}
 }
 
-func TestFixDisruptiveNeedsYes(t *testing.T) {
+// TestFixDisruptiveNeedsNodeName: the screen applies engine.Confirmation, as `fix` does: a
+// disruptive fix runs only once the node's name is typed back ("yes" is not enough).
+func TestFixDisruptiveNeedsNodeName(t *testing.T) {
 	m, fx := atFinding(t, "HNS-KPROXY-NET")
 	d := press(t, m, runeKey('f'))
 	mustContain(t, d.Model, "DISRUPTIVE: service traffic on this node drops")
 	d = press(t, d.Model, runeKey('y'))
-	if d.dlg.step != stepTypeYes || len(fx.applied) != 0 {
+	if d.dlg.step != stepTypeName || len(fx.applied) != 0 {
 		t.Fatalf("y on a disruptive fix: step=%v applied=%d", d.dlg.step, len(fx.applied))
 	}
-	mustContain(t, d.Model, `Type "yes"`)
-	// Anything but yes is refused.
-	d = press(t, d.Model, append(typeText("y"), kEnter)...)
-	if d.dlg.step != stepTypeYes || len(fx.applied) != 0 {
-		t.Fatal(`"y" + enter applied a disruptive fix`)
+	mustContain(t, d.Model, "Type the node name (win-a) to run it")
+	// Anything but the node name is refused, "yes" included.
+	d = press(t, d.Model, append(typeText("yes"), kEnter)...)
+	if d.dlg.step != stepTypeName || len(fx.applied) != 0 {
+		t.Fatal(`"yes" + enter applied a disruptive fix`)
 	}
-	mustContain(t, d.Model, `type "yes" to apply`)
+	mustContain(t, d.Model, "type the node name (win-a) to apply")
 	// "n" is a letter here, not a cancel.
-	if d = press(t, d.Model, runeKey('n')); d.dlg == nil || d.dlg.input.Value() != "yn" {
-		t.Fatal("n closed the second confirmation")
+	if d = press(t, d.Model, runeKey('n')); d.dlg == nil || d.dlg.input.Value() != "yesn" {
+		t.Fatal("n closed the confirmation")
 	}
 	if e := press(t, d.Model, kEsc); e.dlg != nil || len(fx.applied) != 0 {
 		t.Fatal("esc did not cancel")
 	}
 	m, fx = atFinding(t, "HNS-KPROXY-NET")
-	d = press(t, m, append([]tea.KeyPressMsg{runeKey('f'), runeKey('y')}, append(typeText("yes"), kEnter)...)...)
-	if len(fx.applied) != 1 || d.dlg.step != stepResult {
-		t.Fatalf("yes + enter: applied=%d step=%v", len(fx.applied), d.dlg.step)
+	d = press(t, m, append([]tea.KeyPressMsg{runeKey('f'), runeKey('y')}, append(typeText("win-a"), kEnter)...)...)
+	if len(fx.applied) != 1 || d.dlg.step != stepResult || fx.typed[0] != "win-a" {
+		t.Fatalf("node name + enter: applied=%d step=%v typed=%q", len(fx.applied), d.dlg.step, fx.typed)
+	}
+}
+
+// TestFixDrainVerifiedByWarn: a drain is verified by the node showing as cordoned, a
+// warn. The screen used to decide success as "the new status is pass" and showed this
+// verified drain as "still warn"; it now shows the engine's Result.
+func TestFixDrainVerifiedByWarn(t *testing.T) {
+	m, fx := atFinding(t, "HNS-NETWORK")
+	fx.outcome = &engine.Outcome{Result: engine.Verified, Want: "warn", Reason: "node is cordoned: it takes no new pods",
+		After: probes.Finding{Probe: "NODE-SCHEDULING", Node: "win-a", Status: probes.Warn, Summary: "node is cordoned: it takes no new pods"}}
+	d := press(t, m, runeKey('f'), runeKey('y'))
+	if d.dlg == nil || d.dlg.step != stepResult || d.dlg.failed {
+		t.Fatalf("a verified drain reads as a failure: %+v", d.dlg)
+	}
+	mustContain(t, d.Model, "verified: ! NODE-SCHEDULING node is cordoned")
+	mustNotContain(t, d.Model, "still warn")
+	if !strings.Contains(d.status, "fixed and verified: NODE-SCHEDULING") {
+		t.Errorf("status %q", d.status)
 	}
 }
 
@@ -136,12 +157,12 @@ func TestFixStillFailing(t *testing.T) {
 	if !d.dlg.failed {
 		t.Fatal("still failing reads as success")
 	}
-	mustContain(t, d.Model, "✗ still fail", "flanneld exited", "output:", "running Start flanneld")
+	mustContain(t, d.Model, "not-verified: ✗ HNS-NETWORK", "(want pass, got fail)", "flanneld exited", "output:", "running Start flanneld")
 
 	m, fx = atFinding(t, "HNS-NETWORK")
 	fx.err = errors.New("WinRM: access denied")
 	d = press(t, m, runeKey('f'), runeKey('y'))
-	mustContain(t, d.Model, "fix failed: WinRM: access denied")
+	mustContain(t, d.Model, "failed: WinRM: access denied")
 }
 
 func TestFixUnavailableOrNone(t *testing.T) {
@@ -368,7 +389,7 @@ func TestFixDeclinedIsReported(t *testing.T) {
 	be := newFakeBackend(cannedFindings())
 	fx := &decliningFixer{}
 	m := started(t, testModel(t, Options{Nodes: []string{"win-a"}, Backend: be, Fixer: fx}, 80, 24))
-	d := press(t, m, runeKey('f'), runeKey('y'), kEsc) // disruptive: declined at "type yes"
+	d := press(t, m, runeKey('f'), runeKey('y'), kEsc) // disruptive: declined at "type the node name"
 	if len(fx.declined) != 1 || fx.declined[0].Probe != "HNS-KPROXY-NET" || len(fx.applied) != 0 {
 		t.Fatalf("declined %v applied %d", fx.declined, len(fx.applied))
 	}

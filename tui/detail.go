@@ -106,7 +106,7 @@ func findingLines(n *node, f probes.Finding, st styles, w int) []string {
 func fixLines(fx *probes.Fix, st styles, w int, indent, label string) []string {
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	kind := strings.TrimSpace(string(fx.Kind) + " " + fx.Action)
+	kind := strings.TrimSpace(string(fx.Kind) + " " + string(fx.Action))
 	add(wrap(indent+st.title.Render(label)+" "+st.bold.Render(oneLine(fx.Title))+"  "+st.dim.Render("["+kind+"]"), w, indent+"  ")...)
 	in := indent + "  "
 	if fx.Disruptive {

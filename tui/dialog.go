@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
 
@@ -17,16 +18,17 @@ import (
 type dialogStep int
 
 const (
-	stepChoose  dialogStep = iota // pick one of the fix's choices
-	stepPreview                   // waiting for Fixer.Preview
-	stepConfirm                   // preview shown: y/enter applies, n/esc cancels
-	stepTypeYes                   // disruptive: type "yes" to apply
-	stepRunning                   // Fixer.Apply runs
-	stepResult                    // verified, still failing, failed or cancelled
+	stepChoose   dialogStep = iota // pick one of the fix's choices
+	stepPreview                    // waiting for Fixer.Preview
+	stepConfirm                    // preview shown: y/enter applies, n/esc cancels
+	stepTypeName                   // disruptive: type the node name to apply (engine.Confirmation)
+	stepRunning                    // Fixer.Apply runs
+	stepResult                     // the engine's Result, or cancelled
 )
 
-// fixDialog is the fix flow for one finding: choose, preview, confirm (twice when
-// disruptive), apply with progress, show the verifying probe's new finding.
+// fixDialog is the fix flow for one finding: choose, preview, confirm (a disruptive fix
+// by typing the node name, the rule `fix` applies too), apply with progress, and show the
+// Outcome exactly as the engine decided it.
 type fixDialog struct {
 	id      int
 	finding probes.Finding // the selected finding, Fix replaced by the chosen choice
@@ -39,8 +41,8 @@ type fixDialog struct {
 	hint    string
 	task    *task
 	log     []string
-	result  *probes.Finding
-	outcome string // result line
+	result  *engine.Outcome // what the engine decided; nil until the fix returns
+	outcome string          // result line
 	failed  bool
 }
 
@@ -56,10 +58,10 @@ type fixProgressMsg struct {
 }
 
 type fixDoneMsg struct {
-	id      int
-	node    string
-	finding probes.Finding
-	err     error
+	id   int
+	node string
+	out  engine.Outcome
+	err  error
 }
 
 func (d *fixDialog) fix() *probes.Fix { return d.finding.Fix }
@@ -105,22 +107,23 @@ func (m *Model) previewFix() tea.Cmd {
 		return nil
 	}
 	d.step = stepPreview
-	fixer, f, id := m.opts.Fixer, d.finding, d.id
+	fixer, f, id, ctx := m.opts.Fixer, d.finding, d.id, m.ctx
 	return tea.Batch(func() tea.Msg {
-		text, err := fixer.Preview(f)
+		text, err := fixer.Preview(ctx, f)
 		return previewMsg{id: id, text: text, err: err}
 	}, m.startTicking())
 }
 
-// applyFix runs Fixer.Apply in the background with a cancellable context.
-func (m *Model) applyFix() tea.Cmd {
+// applyFix runs Fixer.Apply in the background with a cancellable context, passing on
+// what the person typed: the engine checks it against the same Confirmation again.
+func (m *Model) applyFix(typed string) tea.Cmd {
 	d := m.dlg
 	d.step = stepRunning
 	d.task = newTask(m.ctx, d.id)
 	fixer, f, t := m.opts.Fixer, d.finding, d.task
 	run := t.start(func(ctx context.Context) tea.Msg {
-		nf, err := fixer.Apply(ctx, f, func(line string) { t.progress(fixProgressMsg{task: t, line: line}) })
-		return fixDoneMsg{id: t.id, node: f.Node, finding: nf, err: err}
+		out, err := fixer.Apply(ctx, f, typed, func(line string) { t.progress(fixProgressMsg{task: t, line: line}) })
+		return fixDoneMsg{id: t.id, node: f.Node, out: out, err: err}
 	})
 	return tea.Batch(run, m.startTicking())
 }
@@ -151,15 +154,15 @@ func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case stepConfirm:
 		switch {
-		case keyIs(k, km.Confirm) && d.fix().Disruptive:
-			d.step = stepTypeYes
+		case keyIs(k, km.Confirm) && d.confirmation().Disruptive:
+			d.step = stepTypeName
 			d.input = textinput.New()
 			d.input.Prompt = "> "
 			d.input.SetStyles(m.st.input)
-			d.input.CharLimit = 8
+			d.input.CharLimit = 253 // the longest DNS name a node can have
 			return m, d.input.Focus()
 		case keyIs(k, km.Confirm):
-			return m, m.applyFix()
+			return m, m.applyFix("y")
 		case keyIs(k, km.Deny):
 			return m, m.decline()
 		case keyIs(k, km.Up):
@@ -167,13 +170,13 @@ func (m Model) dialogKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case keyIs(k, km.Down):
 			d.scroll = min(max(0, len(d.preview)-1), d.scroll+1)
 		}
-	case stepTypeYes:
+	case stepTypeName:
 		switch {
 		case keyIs(k, km.Apply):
-			if strings.EqualFold(strings.TrimSpace(d.input.Value()), "yes") {
-				return m, m.applyFix()
+			if typed := d.input.Value(); d.confirmation().Accepts(typed) {
+				return m, m.applyFix(typed)
 			}
-			d.hint = `type "yes" to apply this disruptive fix, or esc to cancel`
+			d.hint = fmt.Sprintf("type the node name (%s) to apply this disruptive fix, or esc to cancel", oneLine(d.finding.Node))
 		case keyIs(k, km.Cancel):
 			return m, m.decline()
 		default:
@@ -243,8 +246,8 @@ func (m Model) onFixMsg(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m Model) fixDone(msg fixDoneMsg) (tea.Model, tea.Cmd) {
 	d := m.dlg
 	live := d != nil && d.id == msg.id && d.step == stepRunning
-	if msg.err == nil && msg.finding.Probe != "" {
-		nf := msg.finding
+	if nf := msg.out.After; nf.Probe != "" {
+		// The engine judged the node again (before refusing, or after running): show it.
 		if nf.Node == "" {
 			nf.Node = msg.node
 		}
@@ -267,19 +270,22 @@ func (m Model) fixDone(msg fixDoneMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	d.step = stepResult
+	out := msg.out
 	switch {
-	case msg.err != nil:
-		d.failed, d.outcome = true, "fix failed: "+oneLine(msg.err.Error())
-	case msg.finding.Status == probes.Pass:
-		r := msg.finding
-		d.result, d.outcome = &r, "✓ verified: "+r.Probe+" passes now"
-		m.setStatus("fixed and verified: "+r.Probe+" on "+report.NodeLabel(msg.node), false)
+	case out.Result == 0: // the backend failed before the engine decided anything
+		d.failed, d.outcome = true, "fix failed: "+oneLine(fmt.Sprint(msg.err))
+	case out.OK():
+		d.result, d.outcome = &out, oneLine(out.Line())
+		m.setStatus("fixed and verified: "+out.After.Probe+" on "+report.NodeLabel(msg.node), false)
 	default:
-		r := msg.finding
-		d.result, d.failed = &r, true
-		d.outcome = fmt.Sprintf("%s still %s: %s", r.Status.Glyph(), r.Status, oneLine(r.Summary))
+		d.result, d.failed, d.outcome = &out, true, oneLine(out.Line())
 	}
 	return m, nil
+}
+
+// confirmation is the rule for the fix on screen, the one `fix` applies too.
+func (d *fixDialog) confirmation() engine.Confirmation {
+	return engine.ConfirmationFor(d.finding, d.fix())
 }
 
 // keys are the dialog's bindings for the current step (for the footer).
@@ -291,8 +297,8 @@ func (d *fixDialog) keys(k keyMap) []key.Binding {
 		return []key.Binding{k.Deny}
 	case stepConfirm:
 		return []key.Binding{with(k.Confirm, "apply"), k.Deny, with(k.Down, "scroll")}
-	case stepTypeYes:
-		return []key.Binding{with(k.Apply, "apply if yes"), with(k.Cancel, "cancel")}
+	case stepTypeName:
+		return []key.Binding{with(k.Apply, "apply if the name matches"), with(k.Cancel, "cancel")}
 	case stepRunning:
 		return []key.Binding{with(k.Cancel, "cancel fix")}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
 
@@ -53,12 +52,13 @@ func (d *fixDialog) view(m Model, w, h int) string {
 		}
 		add("")
 		if fx.Disruptive {
-			add(wrap(st.warn.Render("This fix is disruptive.")+" Apply it? y/enter, then type yes to confirm · n/esc cancels", iw, "")...)
+			add(wrap(st.warn.Render("This fix is disruptive.")+" Apply it? y/enter, then type the node name to confirm · n/esc cancels", iw, "")...)
 		} else {
 			add(st.bold.Render("Apply this fix?") + " y/enter apply · n/esc cancel")
 		}
-	case stepTypeYes:
-		add(wrap(st.warn.Render("Second confirmation.")+` Type "yes" and press enter to apply; esc cancels.`, iw, "")...)
+	case stepTypeName:
+		q := strings.TrimSuffix(strings.TrimSpace(clean(d.confirmation().Question())), ":")
+		add(wrap(st.warn.Render(q)+"; enter applies, esc cancels.", iw, "")...)
 		add(d.input.View())
 		if d.hint != "" {
 			add(st.errText.Render(d.hint))
@@ -72,8 +72,8 @@ func (d *fixDialog) view(m Model, w, h int) string {
 			style = st.errText
 		}
 		add(wrap(style.Render(d.outcome), iw, "  ")...)
-		if r := d.result; r != nil && r.Status != probes.Pass {
-			for _, dt := range r.Details {
+		if r := d.result; r != nil && !r.OK() {
+			for _, dt := range r.After.Details {
 				add(wrap("  "+clean(dt), iw, "    ")...)
 			}
 		}

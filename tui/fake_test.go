@@ -88,15 +88,17 @@ func (b *fakeBackend) probeCalls() [][]string {
 // fakeFixer previews the fix's commands and "applies" it by returning result (a pass by
 // default). With block set, Apply waits for ctx and reports what it saw.
 type fakeFixer struct {
-	result    *probes.Finding
+	result    *probes.Finding // a verifying finding that does not verify (not-verified)
+	outcome   *engine.Outcome // returned as is when set
 	err       error
 	block     bool
 	applied   []probes.Finding
+	typed     []string
 	cancelled chan error
 	mu        sync.Mutex
 }
 
-func (f *fakeFixer) Preview(fd probes.Finding) (string, error) {
+func (f *fakeFixer) Preview(_ context.Context, fd probes.Finding) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Target: node %s (%s)\n", fd.Node, fd.Fix.Kind)
 	for _, c := range fd.Fix.Commands {
@@ -106,29 +108,32 @@ func (f *fakeFixer) Preview(fd probes.Finding) (string, error) {
 	return b.String(), nil
 }
 
-func (f *fakeFixer) Apply(ctx context.Context, fd probes.Finding, progress func(string)) (probes.Finding, error) {
+func (f *fakeFixer) Apply(ctx context.Context, fd probes.Finding, typed string, progress func(string)) (engine.Outcome, error) {
 	f.mu.Lock()
 	f.applied = append(f.applied, fd)
+	f.typed = append(f.typed, typed)
 	f.mu.Unlock()
 	progress("running " + fd.Fix.Title)
 	if f.block {
 		<-ctx.Done()
 		f.cancelled <- ctx.Err()
-		return probes.Finding{}, ctx.Err()
+		return engine.Outcome{}, ctx.Err()
 	}
 	progress("re-collecting " + fd.Node)
-	if f.err != nil {
-		return probes.Finding{}, f.err
-	}
-	if f.result != nil {
-		return *f.result, nil
+	switch {
+	case f.err != nil:
+		return engine.Outcome{Result: engine.Failed, Reason: f.err.Error()}, f.err
+	case f.outcome != nil:
+		return *f.outcome, nil
+	case f.result != nil:
+		return engine.Outcome{Result: engine.NotVerified, After: *f.result, Want: "pass", Reason: f.result.Summary}, nil
 	}
 	nf := fd
 	nf.Status, nf.Summary, nf.Fix, nf.Details = probes.Pass, "fixed: all good now", nil, nil
 	if fd.Fix.Verify != "" {
 		nf.Probe = fd.Fix.Verify
 	}
-	return nf, nil
+	return engine.Outcome{Result: engine.Verified, After: nf, Want: "pass", Reason: nf.Summary}, nil
 }
 
 // fakeSnapshotter reports three steps and returns a path (or waits for ctx).

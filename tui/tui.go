@@ -35,11 +35,13 @@ type Backend interface {
 // Fixer runs the fix flow; nil means fixes are unavailable and `f` says so.
 type Fixer interface {
 	// Preview is the text shown before confirming: exact commands, impact, disruptive flag.
-	Preview(f probes.Finding) (string, error)
-	// Apply runs the fix, re-collects, and returns the verifying probe's new finding.
-	// When the fix offered choices, f.Fix is the one the person chose (its Verify
-	// inherited from the parent when empty); Preview gets the same finding.
-	Apply(ctx context.Context, f probes.Finding, progress func(string)) (probes.Finding, error)
+	Preview(ctx context.Context, f probes.Finding) (string, error)
+	// Apply runs the fix with what the person typed at the confirmation (checked again
+	// against engine.Confirmation), re-collects, and returns the engine's Outcome, which
+	// the screen shows as decided. When the fix offered choices, f.Fix is the one the
+	// person chose (its Verify inherited from the parent when empty); Preview gets the
+	// same finding.
+	Apply(ctx context.Context, f probes.Finding, typed string, progress func(string)) (engine.Outcome, error)
 }
 
 // FixDecliner is optionally implemented by a Fixer that wants to know (say, to audit)

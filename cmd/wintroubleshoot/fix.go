@@ -8,22 +8,25 @@ import (
 	"os"
 	"os/user"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
 
 type fixOptions struct {
-	node            string
-	choice          string
-	dryRun          bool
-	yes             bool
-	allowDisruptive bool
+	node    string
+	choice  string
+	dryRun  bool
+	yes     bool
+	confirm string
+	drain   kube.DrainOptions
 }
 
 func newFixCmd(streams genericiooptions.IOStreams, live *liveOptions) *cobra.Command {
@@ -37,8 +40,15 @@ for confirmation, runs them through the node's transport or the Kubernetes API, 
 re-collects what the verifying probe reads and shows the new status. Every attempt is
 appended to the audit log (` + engine.DefaultAuditPath() + `).
 
-Disruptive fixes (restarting the runtime, drain, deleting the node) never run with --yes
-alone: they also need --allow-disruptive.`),
+Confirming follows one rule, the same as in the interactive screen: an ordinary fix takes
+a yes; a disruptive one (restarting the runtime, drain, deleting the node) takes the node's
+name typed back. Headless, --yes answers for an ordinary fix, and a disruptive one needs
+--yes --confirm NODE as well: --yes alone never runs it.
+
+A drain does what kubectl drain does, and the preview lists the pods it would evict: it
+leaves DaemonSet pods, honours PodDisruptionBudgets, and refuses, changing nothing, while a
+pod no controller manages (--force) or one with emptyDir data (--delete-emptydir-data) would
+be lost.`),
 		Example: strings.TrimSpace(`
   # see what would run, change nothing
   wintroubleshoot fix SVC-KUBELET --node win-1 --dry-run
@@ -46,8 +56,11 @@ alone: they also need --allow-disruptive.`),
   # run it after a confirmation prompt
   WTS_PASSWORD=... wintroubleshoot fix NET-ROUTES --node win-1
 
-  # headless, including a disruptive choice
-  wintroubleshoot fix SVC-REBOOT --node win-1 --choice delete-node --yes --allow-disruptive`),
+  # headless, including a disruptive choice: the node name confirms it
+  wintroubleshoot fix SVC-REBOOT --node win-1 --choice delete-node --yes --confirm win-1
+
+  # drain even pods no controller manages (they are not recreated)
+  wintroubleshoot fix HNS-NETWORK --node win-1 --force`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), streams, live, args[0])
@@ -56,8 +69,11 @@ alone: they also need --allow-disruptive.`),
 	cmd.Flags().StringVar(&o.node, "node", "", "the node to fix (required): NAME, or NAME=[SCHEME://]HOST[:PORT] to say how to reach it")
 	cmd.Flags().StringVar(&o.choice, "choice", "", "which fix, when the finding offers several (their IDs are listed)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show the preview and stop")
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask for confirmation (headless use)")
-	cmd.Flags().BoolVar(&o.allowDisruptive, "allow-disruptive", false, "allow fixes marked disruptive to run with --yes")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "answer the confirmation without a prompt (headless use); a disruptive fix also needs --confirm")
+	cmd.Flags().StringVar(&o.confirm, "confirm", "", "with --yes: the node name, which a disruptive fix needs typed back")
+	cmd.Flags().BoolVar(&o.drain.Force, "force", false, "drain: also delete pods no controller manages (nothing recreates them)")
+	cmd.Flags().BoolVar(&o.drain.DeleteEmptyDirData, "delete-emptydir-data", false, "drain: also evict pods with emptyDir volumes (their data is lost)")
+	cmd.Flags().DurationVar(&o.drain.Timeout, "drain-timeout", 2*time.Minute, "drain: how long to wait for evicted pods to go")
 	live.access.addFlagsExceptNode(cmd)
 	return cmd
 }
@@ -81,6 +97,7 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	if err != nil {
 		return err
 	}
+	fixer.Drain = o.drain
 	var target *engine.Target
 	for i := range sess.targets {
 		if sess.targets[i].Name == o.node {
@@ -107,7 +124,7 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(streams.Out, engine.Preview(*f, fix))
+	fmt.Fprint(streams.Out, fixer.Preview(ctx, *f, fix))
 	if o.dryRun {
 		fmt.Fprintln(streams.Out, "dry run: nothing was changed")
 		return nil
@@ -115,30 +132,24 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	if fix.Kind == probes.Manual {
 		return &exitError{code: report.ExitFindings, err: errors.New("this fix is manual: carry out the steps above by hand")}
 	}
-	if ok, err := o.confirm(streams, fix); err != nil || !ok {
-		fixer.Declined(*f, fix)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(streams.Out, "declined: nothing was changed")
-		return &exitError{code: report.ExitFindings}
-	}
-	out, err := fixer.Apply(ctx, *f, fix, o.allowDisruptive || !o.yes)
+	out, err := fixer.Apply(ctx, *f, fix, o.answer(streams, engine.ConfirmationFor(*f, fix)))
 	if out.Output != "" {
 		fmt.Fprintf(streams.Out, "output:\n%s\n", indent(out.Output))
 	}
-	if err != nil {
-		code := report.ExitFindings
-		if errors.Is(err, engine.ErrRefused) {
-			code = report.ExitUsage
-		}
-		return &exitError{code: code, err: err}
-	}
-	fmt.Fprintf(streams.Out, "%s: %s %s %s\n", out.Result, out.After.Status.Glyph(), out.After.Probe, out.After.Summary)
-	if out.Result != "verified" {
+	// The engine decided; this only maps its Result to what a shell sees.
+	switch out.Result {
+	case engine.Verified:
+		fmt.Fprintln(streams.Out, out.Line())
+		return nil
+	case engine.Refused:
+		return &exitError{code: report.ExitUsage, err: err}
+	case engine.Declined:
+		fmt.Fprintln(streams.Out, "declined: nothing was changed")
 		return &exitError{code: report.ExitFindings}
+	case engine.NotVerified:
+		fmt.Fprintln(streams.Out, out.Line())
 	}
-	return nil
+	return &exitError{code: report.ExitFindings, err: err}
 }
 
 func (o *fixOptions) pick(f probes.Finding) (*probes.Fix, error) {
@@ -159,29 +170,16 @@ func (o *fixOptions) pick(f probes.Finding) (*probes.Fix, error) {
 	return nil, usageErr("%s offers several fixes; pick one with --choice: %s", f.Probe, strings.Join(ids, "; "))
 }
 
-// confirm asks on the terminal; disruptive fixes need the node name typed back.
-func (o *fixOptions) confirm(streams genericiooptions.IOStreams, fix *probes.Fix) (bool, error) {
-	if o.yes {
-		if fix.Disruptive && !o.allowDisruptive {
-			return false, usageErr("this fix is disruptive: --yes alone does not run it; add --allow-disruptive")
-		}
-		return true, nil
-	}
+// answer is the person's answer to the confirmation: --yes (with --confirm) headless, else
+// what they type at the terminal. Without a terminal and --yes the engine refuses.
+func (o *fixOptions) answer(streams genericiooptions.IOStreams, c engine.Confirmation) engine.Answer {
 	in, ok := streams.In.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) {
-		return false, usageErr("no terminal to confirm on: pass --yes (and --allow-disruptive for disruptive fixes)")
+	if o.yes || !ok || !term.IsTerminal(int(in.Fd())) {
+		return engine.HeadlessAnswer(o.yes, o.confirm)
 	}
-	question := "Run this fix? [y/N] "
-	if fix.Disruptive {
-		question = fmt.Sprintf("This is disruptive. Type the node name (%s) to run it: ", o.node)
-	}
-	fmt.Fprint(streams.Out, question)
+	fmt.Fprint(streams.Out, c.Question())
 	line, _ := bufio.NewReader(streams.In).ReadString('\n')
-	line = strings.TrimSpace(line)
-	if fix.Disruptive {
-		return line == o.node, nil
-	}
-	return strings.EqualFold(line, "y") || strings.EqualFold(line, "yes"), nil
+	return engine.Typed(line)
 }
 
 // fixer builds the fix runner of a session.
@@ -196,7 +194,7 @@ func (s *session) fixer() (*engine.Fixer, error) {
 	}
 	x := &engine.Fixer{Engine: s.engine, Targets: targets, Audit: &engine.Audit{Path: engine.DefaultAuditPath()}, User: who}
 	if s.client != nil {
-		x.Kube = kubeActions{s.client}
+		x.Kube = s.client
 		x.Refresh = func(ctx context.Context) error {
 			_, err := s.client.Collect(ctx, s.engine.Tree)
 			return err

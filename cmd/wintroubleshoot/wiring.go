@@ -6,25 +6,12 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
-
-// kubeActions adapts the cluster client to the fix runner: drain waits a bounded time for
-// evicted pods, as kubectl drain does.
-type kubeActions struct {
-	*kube.Client
-}
-
-func (k kubeActions) Drain(ctx context.Context, node string) ([]string, error) {
-	res, err := k.Client.Drain(ctx, node, kube.DrainOptions{Timeout: 2 * time.Minute})
-	return res.Evicted, err
-}
 
 // extraCommands are the subcommands beyond analyze and version.
 func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *liveOptions) []*cobra.Command {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/kubectl/pkg/drain"
 )
 
 // PatchPodCIDR sets spec.podCIDR and spec.podCIDRs of a node whose podCIDR is empty, as
@@ -41,9 +42,23 @@ func (c *Client) PatchPodCIDR(ctx context.Context, node, cidr string) error {
 	return c.mergePatchNode(ctx, node, patch)
 }
 
-// Cordon marks a node unschedulable (kubectl cordon). Cordoning a cordoned node is a no-op.
+// Cordon marks a node unschedulable with kubectl's own cordon helper (kubectl cordon).
+// Cordoning a cordoned node is a no-op.
 func (c *Client) Cordon(ctx context.Context, node string) error {
-	return c.mergePatchNode(ctx, node, map[string]any{"spec": map[string]any{"unschedulable": true}})
+	n, err := c.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return c.fail(ctx, err, "get", "nodes", "", node)
+	}
+	h := drain.NewCordonHelper(n)
+	if !h.UpdateIfRequired(true) {
+		return nil
+	}
+	err, patchErr := h.PatchOrReplaceWithContext(ctx, c.cs, false)
+	verb := "patch"
+	if patchErr != nil {
+		verb = "update" // no patch could be built, so the helper replaced the node object
+	}
+	return c.fail(ctx, err, verb, "nodes", "", node)
 }
 
 // Taint adds a taint (kubectl taint nodes N key=value:effect). The same taint already

@@ -2,6 +2,7 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -22,7 +24,7 @@ func TestActions(t *testing.T) {
 	c := kubeapi.Start(t)
 	cs := admin(t, c.Config)
 	client := newClient(t, c.Kubeconfig)
-	for _, name := range []string{"win-a", "win-drain", "win-pdb", "win-gone"} {
+	for _, name := range []string{"win-a", "win-drain", "win-bare", "win-pdb", "win-gone"} {
 		mkNode(t, cs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/os": "windows"}}})
 	}
 	getNode := func(t *testing.T, name string) *corev1.Node {
@@ -86,33 +88,33 @@ func TestActions(t *testing.T) {
 	t.Run("Drain evicts all but DaemonSet and mirror pods", func(t *testing.T) {
 		ctx := t.Context()
 		ds := mkDaemonSet(t, cs, "ds-win", map[string]string{"kubernetes.io/os": "windows"})
-		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.PodSpec{NodeName: "win-drain"}})
-		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "batch"}, Spec: corev1.PodSpec{NodeName: "win-drain"}})
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", OwnerReferences: replicaSet("web")}, Spec: corev1.PodSpec{NodeName: "win-drain"}})
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "batch", OwnerReferences: replicaSet("batch")}, Spec: corev1.PodSpec{NodeName: "win-drain"}})
 		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ds-win-x", Namespace: "kube-system",
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: ptr.To(true)}}},
 			Spec: corev1.PodSpec{NodeName: "win-drain"}})
 		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "static-win-drain", Namespace: "kube-system",
 			Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "hash"}}, Spec: corev1.PodSpec{NodeName: "win-drain"}})
-		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"}, Spec: corev1.PodSpec{NodeName: "win-a"}})
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", OwnerReferences: replicaSet("elsewhere")}, Spec: corev1.PodSpec{NodeName: "win-a"}})
 
+		plan, err := client.PlanDrain(ctx, "win-drain", kube.DrainOptions{})
+		if err != nil || strings.Join(plan.Evict, ",") != "default/batch,default/web" || len(plan.Blocked) != 0 ||
+			strings.Join(plan.Notes, ";") != "ignoring DaemonSet-managed Pods: kube-system/ds-win-x" {
+			t.Fatalf("plan %+v, %v", plan, err)
+		}
+		if getNode(t, "win-drain").Spec.Unschedulable {
+			t.Fatal("planning a drain cordoned the node")
+		}
 		res, err := client.Drain(ctx, "win-drain", kube.DrainOptions{GracePeriodSeconds: ptr.To[int64](0), Timeout: 20 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(res.Evicted, ","); got != "default/batch,default/web" {
-			t.Errorf("evicted %s", got)
+		if got := strings.Join(res.Evicted, ","); got != "default/batch,default/web" || len(res.Pending) != 0 {
+			t.Errorf("evicted %s, pending %v", got, res.Pending)
 		}
-		if got := strings.Join(res.Skipped, "\n"); !strings.Contains(got, "kube-system/ds-win-x (DaemonSet ds-win)") || !strings.Contains(got, "kube-system/static-win-drain (mirror pod") {
-			t.Errorf("skipped:\n%s", got)
-		}
-		if len(res.Remaining) != 0 {
-			t.Errorf("remaining %v", res.Remaining)
-		}
-		for ns, names := range map[string][]string{"default": {"web", "batch"}} {
-			for _, n := range names {
-				if _, err := cs.CoreV1().Pods(ns).Get(ctx, n, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-					t.Errorf("pod %s/%s still there: %v", ns, n, err)
-				}
+		for _, n := range []string{"web", "batch"} {
+			if _, err := cs.CoreV1().Pods("default").Get(ctx, n, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				t.Errorf("pod default/%s still there: %v", n, err)
 			}
 		}
 		for _, n := range []string{"ds-win-x", "static-win-drain"} {
@@ -128,20 +130,57 @@ func TestActions(t *testing.T) {
 		}
 	})
 
+	t.Run("Drain refuses to lose pods unless told to", func(t *testing.T) {
+		ctx := t.Context()
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare"}, Spec: corev1.PodSpec{NodeName: "win-bare"}})
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "scratch", OwnerReferences: replicaSet("scratch")},
+			Spec: corev1.PodSpec{NodeName: "win-bare", Volumes: []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}})
+		plan, err := client.PlanDrain(ctx, "win-bare", kube.DrainOptions{})
+		blocked := strings.Join(plan.Blocked, "\n")
+		if err != nil || len(plan.Evict) != 0 || !strings.Contains(blocked, "declare no controller (use --force to override): default/bare") ||
+			!strings.Contains(blocked, "local storage (use --delete-emptydir-data to override): default/scratch") {
+			t.Fatalf("plan %+v, %v", plan, err)
+		}
+		_, err = client.Drain(ctx, "win-bare", kube.DrainOptions{})
+		if !errors.Is(err, kube.ErrDrainBlocked) || !strings.Contains(err.Error(), "--force") {
+			t.Fatalf("Drain with pods it would lose: %v", err)
+		}
+		if getNode(t, "win-bare").Spec.Unschedulable {
+			t.Error("a refused drain cordoned the node")
+		}
+		for _, n := range []string{"bare", "scratch"} {
+			if _, err := cs.CoreV1().Pods("default").Get(ctx, n, metav1.GetOptions{}); err != nil {
+				t.Errorf("a refused drain removed default/%s: %v", n, err)
+			}
+		}
+		o := kube.DrainOptions{Force: true, DeleteEmptyDirData: true, GracePeriodSeconds: ptr.To[int64](0), Timeout: 20 * time.Second}
+		if plan, err := client.PlanDrain(ctx, "win-bare", o); err != nil || strings.Join(plan.Evict, ",") != "default/bare,default/scratch" || len(plan.Blocked) != 0 {
+			t.Fatalf("plan with --force --delete-emptydir-data: %+v, %v", plan, err)
+		}
+		res, err := client.Drain(ctx, "win-bare", o)
+		if err != nil || strings.Join(res.Evicted, ",") != "default/bare,default/scratch" {
+			t.Fatalf("Drain --force --delete-emptydir-data: %+v, %v", res, err)
+		}
+		if got := strings.Join(o.Commands("win-bare"), "\n"); got != "kubectl cordon win-bare\nkubectl drain win-bare --ignore-daemonsets --force --delete-emptydir-data --grace-period=0 --timeout=20s" {
+			t.Errorf("commands:\n%s", got)
+		}
+	})
+
 	t.Run("Drain reports pods still terminating without a kubelet", func(t *testing.T) {
-		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "slow"}, Spec: corev1.PodSpec{NodeName: "win-gone"}})
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "slow", OwnerReferences: replicaSet("slow")}, Spec: corev1.PodSpec{NodeName: "win-gone"}})
 		res, err := client.Drain(t.Context(), "win-gone", kube.DrainOptions{Timeout: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Join(res.Evicted, ",") != "default/slow" || strings.Join(res.Remaining, ",") != "default/slow" {
-			t.Errorf("evicted %v remaining %v: with no kubelet the pod stays Terminating", res.Evicted, res.Remaining)
+		if strings.Join(res.Evicted, ",") != "default/slow" || strings.Join(res.Pending, ",") != "default/slow" {
+			t.Errorf("evicted %v pending %v: with no kubelet the pod stays Terminating", res.Evicted, res.Pending)
 		}
 	})
 
 	t.Run("Drain honours ctx while a PodDisruptionBudget refuses", func(t *testing.T) {
 		labels := map[string]string{"app": "guarded"}
-		p := mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Labels: labels}, Spec: corev1.PodSpec{NodeName: "win-pdb"}})
+		p := mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "guarded", Labels: labels, OwnerReferences: replicaSet("guarded")},
+			Spec: corev1.PodSpec{NodeName: "win-pdb"}})
 		// A Pending pod may be evicted whatever the budget says: make it Running and Ready.
 		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
 		if _, err := cs.CoreV1().Pods("default").UpdateStatus(t.Context(), p, metav1.UpdateOptions{}); err != nil {
@@ -164,7 +203,8 @@ func TestActions(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		res, err := client.Drain(ctx, "win-pdb", kube.DrainOptions{RetryInterval: 100 * time.Millisecond})
-		if err == nil || !strings.Contains(err.Error(), "PodDisruptionBudget") || !strings.Contains(err.Error(), "deadline exceeded") {
+		if err == nil || !strings.Contains(err.Error(), "disruption budget") || !strings.Contains(err.Error(), "deadline exceeded") ||
+			!strings.Contains(err.Error(), "default/guarded") {
 			t.Errorf("Drain blocked by a PDB: %v", err)
 		}
 		if len(res.Evicted) != 0 {
@@ -232,4 +272,11 @@ func TestParseSecretRef(t *testing.T) {
 			t.Errorf("ParseSecretRef(%q) accepted", bad)
 		}
 	}
+}
+
+// replicaSet is the owner reference of a pod a ReplicaSet manages (none runs here: the
+// reference alone is what kubectl drain looks at).
+func replicaSet(name string) []metav1.OwnerReference {
+	return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name + "-rs",
+		UID: types.UID("uid-" + name), Controller: ptr.To(true)}}
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
@@ -129,13 +130,25 @@ func TestRBAC(t *testing.T) {
 		if err := client.PatchPodCIDR(ctx, "win-2", "10.200.3.0/24"); err != nil {
 			t.Errorf("PatchPodCIDR: %v", err)
 		}
-		if _, err := client.Drain(ctx, "win-1", kube.DrainOptions{}); err != nil {
-			t.Errorf("Drain: %v", err)
+		// kubectl drain reads the DaemonSet of each DaemonSet pod before leaving it alone,
+		// in whatever namespace it runs (monitoring agents rarely live in kube-system).
+		ds := mkDaemonSet(t, cs, "win-agent", map[string]string{"kubernetes.io/os": "windows"})
+		ds.ObjectMeta = metav1.ObjectMeta{Name: ds.Name, Namespace: "default"}
+		ds, err := cs.AppsV1().DaemonSets("default").Create(ctx, ds, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mkPod(t, cs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "win-agent-x", Namespace: "default",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: ptr.To(true)}}},
+			Spec: corev1.PodSpec{NodeName: "win-1"}})
+		res, err := client.Drain(ctx, "win-1", kube.DrainOptions{Force: true, GracePeriodSeconds: ptr.To[int64](0)})
+		if err != nil || strings.Join(res.Evicted, ",") != "default/iis" || len(res.Plan.Notes) != 2 {
+			t.Errorf("Drain: %+v, %v", res, err)
 		}
 		if err := client.DeleteNode(ctx, "win-2"); err != nil {
 			t.Errorf("DeleteNode: %v", err)
 		}
-		_, err := client.Secret(ctx, "kube-system", "any", "")
+		_, err = client.Secret(ctx, "kube-system", "any", "")
 		if !kube.IsForbidden(err) || !strings.Contains(err.Error(), "separate Role commented in docs/rbac.yaml") {
 			t.Errorf("Secret without the Secret Role: %v", err)
 		}

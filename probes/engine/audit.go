@@ -17,7 +17,7 @@ type AuditEntry struct {
 	Probe    string    `json:"probe"`
 	Fix      string    `json:"fix"`
 	Commands []string  `json:"commands"`
-	Result   string    `json:"result"` // verified, not-verified, failed, refused, declined
+	Result   Result    `json:"result"` // verified, not-verified, failed, refused, declined
 	Reason   string    `json:"reason,omitempty"`
 	Output   string    `json:"output,omitempty"`
 }

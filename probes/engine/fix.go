@@ -10,30 +10,36 @@ import (
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
-// KubeActions are the API calls Kubernetes-side fixes make.
+// KubeActions are the API calls Kubernetes-side fixes make (*kube.Client in a live run).
 type KubeActions interface {
 	PatchPodCIDR(ctx context.Context, node, cidr string) error
 	Cordon(ctx context.Context, node string) error
-	Drain(ctx context.Context, node string) (evicted []string, err error)
+	// PlanDrain lists what Drain would do, changing nothing; the preview shows it.
+	PlanDrain(ctx context.Context, node string, o kube.DrainOptions) (kube.DrainPlan, error)
+	Drain(ctx context.Context, node string, o kube.DrainOptions) (kube.DrainResult, error)
 	DeleteNode(ctx context.Context, node string) error
 	Taint(ctx context.Context, node, key, value, effect string) error
 }
 
-// Fixer runs fixes: check the precondition still holds, run through the node's transport
-// or the API, re-collect what the verifying probe reads, and judge again. Every attempt
-// is audited, and a cooldown stops the same fix from looping on a node.
+// Fixer runs fixes: check the confirmation and that the precondition still holds, run
+// through the node's transport or the API, re-collect what the verifying probe reads, and
+// judge again. Every attempt is audited with the Result it ended with, and a cooldown
+// stops the same fix from looping on a node.
 type Fixer struct {
 	Engine  *Engine
 	Targets map[string]Target
 	Kube    KubeActions // nil: Kubernetes-side fixes are refused
 	// Refresh re-collects cluster evidence into the engine's tree (nil: cluster evidence
 	// is not refreshed, as when judging a bundle).
-	Refresh  func(ctx context.Context) error
+	Refresh func(ctx context.Context) error
+	// Drain is how drains run: kubectl drain's --force and --delete-emptydir-data, the
+	// grace period and the wait (a zero Timeout means 2 minutes, so a node whose kubelet
+	// is down cannot hold a drain forever).
+	Drain    kube.DrainOptions
 	Audit    *Audit
 	User     string
 	Cooldown time.Duration // 0 means 2 minutes
@@ -43,77 +49,112 @@ type Fixer struct {
 	last map[string]time.Time
 }
 
-// Outcome is what a fix did.
-type Outcome struct {
-	Result  string         // verified, not-verified, failed
-	Output  string         // what the fix printed
-	After   probes.Finding // the verifying probe's new finding
-	Evicted []string       // pods a drain evicted
-}
-
-// ErrRefused wraps every refusal (stale precondition, cooldown, manual or disruptive fix).
+// ErrRefused wraps every refusal (stale precondition, cooldown, manual or unconfirmed fix,
+// a drain kubectl would refuse).
 var ErrRefused = errors.New("fix refused")
+
+// ErrDeclined is returned when the answer typed at a prompt does not confirm the fix.
+var ErrDeclined = errors.New("fix declined")
 
 // Declined records that a person said no at the confirmation.
 func (x *Fixer) Declined(f probes.Finding, fix *probes.Fix) {
-	x.audit(f, fix, "declined", "the confirmation was declined", "")
+	x.audit(f, fix, Outcome{Result: Declined, Reason: "the confirmation was declined"})
 }
 
-// Apply runs one fix of a finding. allowDisruptive must be true for disruptive fixes.
-func (x *Fixer) Apply(ctx context.Context, f probes.Finding, fix *probes.Fix, allowDisruptive bool) (Outcome, error) {
-	if err := x.admit(f, fix, allowDisruptive); err != nil {
-		x.audit(f, fix, "refused", err.Error(), "")
-		return Outcome{}, err
+// Apply runs one fix of a finding once the answer satisfies its Confirmation, and says
+// how it ended. The Outcome's Result is the decision front ends show; the error, set for
+// every result but Verified and a judged NotVerified, explains it.
+func (x *Fixer) Apply(ctx context.Context, f probes.Finding, fix *probes.Fix, ans Answer) (Outcome, error) {
+	o, err := x.apply(ctx, f, fix, ans)
+	if o.Reason == "" && err != nil {
+		o.Reason = err.Error()
+	}
+	x.audit(f, fix, o)
+	return o, err
+}
+
+func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, ans Answer) (Outcome, error) {
+	refuse := func(after probes.Finding, format string, a ...any) (Outcome, error) {
+		why := fmt.Sprintf(format, a...)
+		return Outcome{Result: Refused, Reason: why, After: after}, fmt.Errorf("%w: %s", ErrRefused, why)
+	}
+	if err := x.admit(f, fix); err != nil {
+		return refuse(probes.Finding{}, "%s", err)
+	}
+	if r, why := ConfirmationFor(f, fix).check(ans); r == Declined {
+		return Outcome{Result: Declined, Reason: why}, fmt.Errorf("%w: %s", ErrDeclined, why)
+	} else if r == Refused {
+		return refuse(probes.Finding{}, "%s", why)
 	}
 	origin, ok1 := x.Engine.Registry.Get(f.Probe)
 	probe, ok2 := x.Engine.Registry.Get(fix.Verify)
 	if !ok1 || !ok2 {
-		return Outcome{}, fmt.Errorf("%w: unknown probe %s or %s", ErrRefused, f.Probe, fix.Verify)
+		return refuse(probes.Finding{}, "unknown probe %s or %s", f.Probe, fix.Verify)
 	}
 	// The evidence may have changed since it was shown: judge again before touching anything.
 	now, err := x.judge(ctx, f.Node, origin)
 	if err != nil {
-		x.audit(f, fix, "refused", err.Error(), "")
-		return Outcome{}, fmt.Errorf("%w: re-checking before the fix: %v", ErrRefused, err)
+		return refuse(probes.Finding{}, "re-checking before the fix: %v", err)
 	}
 	if why := stale(now, fix); why != "" {
-		x.audit(f, fix, "refused", why, "")
-		return Outcome{After: now}, fmt.Errorf("%w: the precondition no longer holds: %s", ErrRefused, why)
+		return refuse(now, "the precondition no longer holds: %s", why)
+	}
+	if fix.Kind == probes.KubeAPI && fix.Action == probes.Drain {
+		plan, err := x.Kube.PlanDrain(ctx, f.Node, x.drainOptions())
+		if err != nil {
+			return refuse(now, "listing the pods to drain: %v", err)
+		}
+		if len(plan.Blocked) > 0 {
+			return refuse(now, "kubectl drain refuses: %s; nothing was changed (`wintroubleshoot fix` chooses --force or --delete-emptydir-data)",
+				strings.Join(plan.Blocked, "; "))
+		}
 	}
 	x.mark(f.Node, fix.ID)
-	out, evicted, runErr := x.run(ctx, f.Node, fix)
-	if runErr != nil {
-		x.audit(f, fix, "failed", runErr.Error(), out)
-		return Outcome{Result: "failed", Output: out, After: now}, fmt.Errorf("running %s on %s: %w", fix.ID, f.Node, runErr)
+	want := verifyWant(fix)
+	r, runErr := x.run(ctx, f.Node, fix)
+	if errors.Is(runErr, kube.ErrDrainBlocked) && len(r.evicted) == 0 {
+		return refuse(now, "%v", runErr) // pods changed between the plan and the drain
 	}
+	if runErr != nil {
+		return Outcome{Result: Failed, Output: r.out, After: now, Want: want, Evicted: r.evicted, Pending: r.pending},
+			fmt.Errorf("running %s on %s: %w", fix.ID, f.Node, runErr)
+	}
+	o := Outcome{Result: NotVerified, Output: r.out, Want: want, Evicted: r.evicted, Pending: r.pending}
 	after, err := x.judge(ctx, f.Node, probe)
 	if err != nil {
-		x.audit(f, fix, "not-verified", "re-collecting after the fix: "+err.Error(), out)
-		return Outcome{Result: "not-verified", Output: out, Evicted: evicted}, fmt.Errorf("verifying %s: %w", fix.ID, err)
+		o.Reason = "re-collecting after the fix: " + err.Error()
+		return o, fmt.Errorf("verifying %s: %w", fix.ID, err)
 	}
-	res := "not-verified"
+	o.After, o.Reason = after, after.Summary
 	if verified(fix, after) {
-		res = "verified"
+		o.Result = Verified
 	}
-	x.audit(f, fix, res, after.Summary, out)
-	return Outcome{Result: res, Output: out, After: after, Evicted: evicted}, nil
+	return o, nil
 }
 
-func (x *Fixer) admit(f probes.Finding, fix *probes.Fix, allowDisruptive bool) error {
+// drainOptions are the Fixer's drain options with the default wait.
+func (x *Fixer) drainOptions() kube.DrainOptions {
+	o := x.Drain
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	return o
+}
+
+// admit refuses what can never run here, before anything is asked or re-collected.
+func (x *Fixer) admit(f probes.Finding, fix *probes.Fix) error {
 	switch {
 	case fix == nil:
-		return fmt.Errorf("%w: %s on %s offers no fix", ErrRefused, f.Probe, f.Node)
+		return fmt.Errorf("%s on %s offers no fix", f.Probe, f.Node)
 	case fix.Kind == probes.Manual:
-		return fmt.Errorf("%w: %q is a manual fix; the tool shows it but does not run it", ErrRefused, fix.Title)
+		return fmt.Errorf("%q is a manual fix; the tool shows it but does not run it", fix.Title)
 	case len(fix.Choices) > 0:
-		return fmt.Errorf("%w: %q has several choices; pick one", ErrRefused, fix.Title)
-	case fix.Disruptive && !allowDisruptive:
-		return fmt.Errorf("%w: %q is disruptive (%s); confirm it explicitly (--allow-disruptive)", ErrRefused, fix.Title, fix.Impact)
+		return fmt.Errorf("%q has several choices; pick one", fix.Title)
 	case fix.Kind == probes.KubeAPI && x.Kube == nil:
-		return fmt.Errorf("%w: %q needs the Kubernetes API and no cluster is connected", ErrRefused, fix.Title)
+		return fmt.Errorf("%q needs the Kubernetes API and no cluster is connected", fix.Title)
 	}
 	if _, ok := x.Targets[f.Node]; !ok && fix.Kind == probes.NodeScript {
-		return fmt.Errorf("%w: no connection details for node %s", ErrRefused, f.Node)
+		return fmt.Errorf("no connection details for node %s", f.Node)
 	}
 	cool := x.Cooldown
 	if cool == 0 {
@@ -122,7 +163,7 @@ func (x *Fixer) admit(f probes.Finding, fix *probes.Fix, allowDisruptive bool) e
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if t, ok := x.last[f.Node+"/"+fix.ID]; ok && x.now().Sub(t) < cool {
-		return fmt.Errorf("%w: %s ran on %s %s ago; wait %s before trying again", ErrRefused, fix.ID, f.Node,
+		return fmt.Errorf("%s ran on %s %s ago; wait %s before trying again", fix.ID, f.Node,
 			x.now().Sub(t).Round(time.Second), cool)
 	}
 	return nil
@@ -164,14 +205,6 @@ func stale(now probes.Finding, fix *probes.Fix) string {
 	return ""
 }
 
-// verified says whether a finding shows the state the fix aims for.
-func verified(fix *probes.Fix, f probes.Finding) bool {
-	if fix.VerifyStatus == "" {
-		return f.Status < probes.Warn
-	}
-	return f.Status.String() == fix.VerifyStatus
-}
-
 // normParams compares parameters the way they travel (JSON), so []string and []any agree.
 func normParams(p map[string]any) string { return fmt.Sprintf("%v", p) }
 
@@ -205,68 +238,10 @@ func (x *Fixer) judge(ctx context.Context, node string, p probes.Probe) (probes.
 	return fs[0], nil
 }
 
-// run carries a fix out: a fix script through the node's transport, or an API call.
-func (x *Fixer) run(ctx context.Context, node string, fix *probes.Fix) (string, []string, error) {
-	switch fix.Kind {
-	case probes.NodeScript:
-		return x.runScript(ctx, x.Targets[node], fix)
-	case probes.KubeAPI:
-		return x.runKube(ctx, node, fix)
-	}
-	return "", nil, fmt.Errorf("fix kind %q cannot run", fix.Kind)
-}
-
-func (x *Fixer) runScript(ctx context.Context, t Target, fix *probes.Fix) (string, []string, error) {
-	script, err := scripts.Sweep([]scripts.Call{{Name: fix.Action, Params: fix.Params}})
-	if err != nil {
-		return "", nil, err
-	}
-	tr, err := x.Engine.Dial(ctx, t.Transport)
-	if err != nil {
-		return "", nil, err
-	}
-	defer tr.Close()
-	out, err := tr.Run(ctx, transport.Command{CommandLine: scripts.CommandLine(), Stdin: []byte(script)})
-	if err != nil {
-		return "", nil, err
-	}
-	results, _, err := scripts.Split(out.Stdout)
-	if err != nil || len(results) != 1 {
-		return string(out.Stdout), nil, fmt.Errorf("reading the fix's reply: %v %s", err, scripts.DecodeCLIXML(out.Stderr))
-	}
-	r := results[0]
-	text := strings.TrimSpace(string(r.Stdout))
-	if msg := strings.TrimSpace(scripts.DecodeCLIXML(r.Stderr)); msg != "" {
-		text = strings.TrimSpace(text + "\n" + msg)
-	}
-	if r.Exit != 0 {
-		return text, nil, fmt.Errorf("the fix script exited %d: %s", r.Exit, firstLine(text))
-	}
-	return text, nil, nil
-}
-
-func (x *Fixer) runKube(ctx context.Context, node string, fix *probes.Fix) (string, []string, error) {
-	str := func(k string) string { s, _ := fix.Params[k].(string); return s }
-	switch fix.Action {
-	case "patch-podcidr":
-		return "patched spec.podCIDR=" + str("podCIDR"), nil, x.Kube.PatchPodCIDR(ctx, node, str("podCIDR"))
-	case "cordon":
-		return "cordoned " + node, nil, x.Kube.Cordon(ctx, node)
-	case "drain":
-		ev, err := x.Kube.Drain(ctx, node)
-		return fmt.Sprintf("drained %s: evicted %d pod(s)", node, len(ev)), ev, err
-	case "delete-node":
-		return "deleted node " + node, nil, x.Kube.DeleteNode(ctx, node)
-	case "taint":
-		return "tainted " + node, nil, x.Kube.Taint(ctx, node, str("key"), str("value"), str("effect"))
-	}
-	return "", nil, fmt.Errorf("unknown API action %q", fix.Action)
-}
-
-func (x *Fixer) audit(f probes.Finding, fix *probes.Fix, result, reason, output string) {
-	e := AuditEntry{Time: x.now().UTC(), User: x.User, Node: f.Node, Probe: f.Probe, Result: result, Reason: reason, Output: output}
+func (x *Fixer) audit(f probes.Finding, fix *probes.Fix, o Outcome) {
+	e := AuditEntry{Time: x.now().UTC(), User: x.User, Node: f.Node, Probe: f.Probe, Result: o.Result, Reason: o.Reason, Output: o.Output}
 	if fix != nil {
-		e.Fix, e.Commands = fix.ID, fix.Commands
+		e.Fix, e.Commands = fix.ID, x.commands(f.Node, fix)
 	}
 	_ = x.Audit.Append(e) // an unwritable audit log must not hide the fix's own result
 }
@@ -274,54 +249,4 @@ func (x *Fixer) audit(f probes.Finding, fix *probes.Fix, result, reason, output 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-// Preview is the text shown before a fix runs: what, where, the exact commands, what it
-// disrupts, and how it will be verified. The TUI and the fix command both show it.
-func Preview(f probes.Finding, fix *probes.Fix) string {
-	return fmt.Sprintf("Fix: %s\nNode: %s    finding: %s %s (%s)\n", fix.Title, f.Node, f.Status.Glyph(), f.Probe, f.Summary) +
-		PreviewBody(fix)
-}
-
-// PreviewBody is the preview without its title and node lines, for a screen that shows
-// those in its own header.
-func PreviewBody(fix *probes.Fix) string {
-	var b strings.Builder
-	switch fix.Kind {
-	case probes.NodeScript:
-		fmt.Fprintf(&b, "Runs on the node (fix script %s, parameters passed as data):\n", fix.Action)
-	case probes.KubeAPI:
-		fmt.Fprintf(&b, "Calls the Kubernetes API (%s), equivalent to:\n", fix.Action)
-	default:
-		b.WriteString("Manual: the tool shows these steps but does not run them:\n")
-	}
-	for _, c := range fix.Commands {
-		fmt.Fprintf(&b, "  %s\n", c)
-	}
-	if fix.Disruptive {
-		fmt.Fprintf(&b, "DISRUPTIVE: %s\n", fix.Impact)
-	} else if fix.Impact != "" {
-		fmt.Fprintf(&b, "Impact: %s\n", fix.Impact)
-	}
-	for _, n := range fix.Notes {
-		fmt.Fprintf(&b, "Note: %s\n", n)
-	}
-	want := "pass"
-	if fix.VerifyStatus != "" {
-		want = fix.VerifyStatus
-	}
-	fmt.Fprintf(&b, "Verify: re-collect and re-run %s (expect %s)\n", fix.Verify, want)
-	return b.String()
-}
-
-// Runnable lists the fixes of a finding that can be chosen: the fix itself, or its
-// choices.
-func Runnable(f probes.Finding) []*probes.Fix {
-	if f.Fix == nil {
-		return nil
-	}
-	if len(f.Fix.Choices) > 0 {
-		return f.Fix.Choices
-	}
-	return []*probes.Fix{f.Fix}
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
@@ -21,14 +22,6 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
-
-// kubeAdapter gives the fix runner the cluster client (as cmd does).
-type kubeAdapter struct{ *kube.Client }
-
-func (k kubeAdapter) Drain(ctx context.Context, node string) ([]string, error) {
-	res, err := k.Client.Drain(ctx, node, kube.DrainOptions{Timeout: time.Second}) // no kubelet here finishes the evicted pods
-	return res.Evicted, err
-}
 
 // apiBench is a real API server holding a scenario's nodes, and a fix runner whose
 // evidence tree is re-collected from it.
@@ -89,7 +82,9 @@ func newAPIBench(t *testing.T, scenario string) *apiBench {
 	}
 	audit := &engine.Audit{Path: t.TempDir() + "/audit.jsonl"}
 	eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: tree}
-	fx := &engine.Fixer{Engine: eng, Kube: kubeAdapter{client}, Refresh: refresh, Audit: audit, User: "tester"}
+	// No kubelet runs here to finish evicted pods: a zero grace period deletes them at once.
+	fx := &engine.Fixer{Engine: eng, Kube: client, Refresh: refresh, Audit: audit, User: "tester",
+		Drain: kube.DrainOptions{GracePeriodSeconds: ptr.To[int64](0), Timeout: 20 * time.Second}}
 	return &apiBench{cs: cs, tree: tree, fixer: fx, audit: audit}
 }
 
@@ -107,11 +102,11 @@ func TestPodCIDRPatchAgainstAPIServer(t *testing.T) {
 	b := newAPIBench(t, "podcidr-empty")
 	ctx := context.Background()
 	f := b.finding(t, "win-1", "NODE-PODCIDR")
-	if f.Status != probes.Fail || f.Fix == nil || f.Fix.Action != "patch-podcidr" {
+	if f.Status != probes.Fail || f.Fix == nil || f.Fix.Action != probes.PatchPodCIDR {
 		t.Fatalf("before: %+v", f)
 	}
-	out, err := b.fixer.Apply(ctx, f, f.Fix, false)
-	if err != nil || out.Result != "verified" {
+	out, err := b.fixer.Apply(ctx, f, f.Fix, engine.Typed("y"))
+	if err != nil || out.Result != engine.Verified {
 		t.Fatalf("apply: %v %+v", err, out)
 	}
 	n, err := b.cs.CoreV1().Nodes().Get(ctx, "win-1", metav1.GetOptions{})
@@ -119,7 +114,7 @@ func TestPodCIDRPatchAgainstAPIServer(t *testing.T) {
 		t.Fatalf("the API has podCIDR %q %v (%v), want %v", n.Spec.PodCIDR, n.Spec.PodCIDRs, err, f.Fix.Params["podCIDR"])
 	}
 	// The same finding again: the precondition (podCIDR empty) no longer holds.
-	if _, err := b.fixer.Apply(ctx, f, f.Fix, false); !errors.Is(err, engine.ErrRefused) {
+	if out, err := b.fixer.Apply(ctx, f, f.Fix, engine.Typed("y")); !errors.Is(err, engine.ErrRefused) || out.Result != engine.Refused {
 		t.Fatalf("stale podCIDR fix was not refused: %v", err)
 	}
 	assertAudit(t, b.audit, "verified", "refused")
@@ -156,20 +151,20 @@ func TestDrainAndDeleteAgainstAPIServer(t *testing.T) {
 	if del == nil || !del.Disruptive {
 		t.Fatalf("SVC-REBOOT offers no disruptive delete-node choice: %+v", f.Fix)
 	}
-	if _, err := b.fixer.Apply(ctx, f, del, false); !errors.Is(err, engine.ErrRefused) {
-		t.Fatalf("delete-node ran without allow-disruptive: %v", err)
+	if out, err := b.fixer.Apply(ctx, f, del, engine.HeadlessAnswer(true, "")); !errors.Is(err, engine.ErrRefused) || out.Result != engine.Refused {
+		t.Fatalf("delete-node ran on --yes alone: %v", err)
 	}
 	// Drain, as HNS-NETWORK offers before recreating a network: built as that probe builds it.
-	drain := &probes.Fix{ID: "drain", Kind: probes.KubeAPI, Action: "drain", Disruptive: true,
+	drain := &probes.Fix{ID: "drain", Kind: probes.KubeAPI, Action: probes.Drain, Disruptive: true,
 		Verify: "NODE-SCHEDULING", VerifyStatus: "warn", Commands: []string{"kubectl drain " + node}}
 	g := f
 	g.Fix = drain
-	if _, err := b.fixer.Apply(ctx, g, drain, true); err == nil || !strings.Contains(err.Error(), "precondition") {
+	if _, err := b.fixer.Apply(ctx, g, drain, engine.Typed(node)); err == nil || !strings.Contains(err.Error(), "precondition") {
 		// SVC-REBOOT does not offer drain: the runner must refuse a fix the finding no longer offers.
 		t.Fatalf("a fix the finding does not offer ran: %v", err)
 	}
-	out, err := b.fixer.Apply(ctx, f, del, true)
-	if err != nil || out.Result != "verified" || out.After.Status != probes.Skip {
+	out, err := b.fixer.Apply(ctx, f, del, engine.HeadlessAnswer(true, node))
+	if err != nil || out.Result != engine.Verified || out.After.Status != probes.Skip {
 		t.Fatalf("delete-node: %v %+v", err, out)
 	}
 	if _, err := b.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err == nil {
@@ -179,8 +174,10 @@ func TestDrainAndDeleteAgainstAPIServer(t *testing.T) {
 }
 
 // TestDrainAgainstAPIServer: an HNS network built for another podCIDR must be recreated,
-// which needs the node drained; the drain evicts the workload, leaves the DaemonSet pod,
-// and verifies by the node showing as cordoned.
+// which needs the node drained. The preview lists what kubectl drain's filters decide; a
+// pod no controller manages makes the drain refuse, changing nothing, until --force is
+// chosen; then the drain evicts it, leaves the DaemonSet pod, and verifies by the node
+// showing as cordoned (a warn, which is the fix's verified state, not a failure).
 func TestDrainAgainstAPIServer(t *testing.T) {
 	b := newAPIBench(t, "healthy-sdn-l2bridge-docker")
 	ctx := context.Background()
@@ -207,14 +204,37 @@ func TestDrainAgainstAPIServer(t *testing.T) {
 		}
 	}
 	f := b.finding(t, node, "HNS-NETWORK")
-	if f.Status != probes.Fail || f.Fix == nil || f.Fix.Action != "drain" {
+	if f.Status != probes.Fail || f.Fix == nil || f.Fix.Action != probes.Drain {
 		t.Fatalf("HNS-NETWORK: %s %s, fix %+v", f.Status, f.Summary, f.Fix)
 	}
-	out, err := b.fixer.Apply(ctx, f, f.Fix, true)
-	if err != nil || out.Result != "verified" || out.After.Status != probes.Warn {
+	preview := b.fixer.Preview(ctx, f, f.Fix)
+	for _, want := range []string{"kubectl drain win-1 --ignore-daemonsets --grace-period=0 --timeout=20s", "Evicts now (PodDisruptionBudgets hold): no pods",
+		"kubectl: ignoring DaemonSet-managed Pods: kube-system/flannel-x", "REFUSES: cannot delete Pods that declare no controller (use --force to override): default/iis-0"} {
+		if !strings.Contains(preview, want) {
+			t.Errorf("preview lacks %q:\n%s", want, preview)
+		}
+	}
+	out, err := b.fixer.Apply(ctx, f, f.Fix, engine.Typed(node))
+	if !errors.Is(err, engine.ErrRefused) || out.Result != engine.Refused || !strings.Contains(out.Reason, "default/iis-0") {
+		t.Fatalf("drain with an unmanaged pod: %v %+v", err, out)
+	}
+	if n, err := b.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{}); err != nil || n.Spec.Unschedulable {
+		t.Fatalf("a refused drain cordoned the node (%v)", err)
+	}
+
+	b.fixer.Drain.Force = true
+	if preview := b.fixer.Preview(ctx, f, f.Fix); !strings.Contains(preview, "--ignore-daemonsets --force") ||
+		!strings.Contains(preview, "Evicts now (PodDisruptionBudgets hold): default/iis-0") || strings.Contains(preview, "REFUSES") {
+		t.Errorf("preview with --force:\n%s", preview)
+	}
+	out, err = b.fixer.Apply(ctx, f, f.Fix, engine.Typed(node))
+	if err != nil || out.Result != engine.Verified || !out.OK() || out.After.Status != probes.Warn {
 		t.Fatalf("drain: %v %+v", err, out)
 	}
-	if len(out.Evicted) != 1 || !strings.Contains(out.Evicted[0], "iis-0") {
+	if !strings.HasPrefix(out.Line(), "verified: ! NODE-SCHEDULING") {
+		t.Errorf("result line %q", out.Line())
+	}
+	if len(out.Evicted) != 1 || out.Evicted[0] != "default/iis-0" {
 		t.Fatalf("evicted %v, want only the workload", out.Evicted)
 	}
 	n, err := b.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
@@ -224,5 +244,8 @@ func TestDrainAgainstAPIServer(t *testing.T) {
 	if _, err := b.cs.CoreV1().Pods("kube-system").Get(ctx, "flannel-x", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the DaemonSet pod was evicted: %v", err)
 	}
-	assertAudit(t, b.audit, "verified")
+	assertAudit(t, b.audit, "refused", "verified")
+	if e, _ := b.audit.Entries(); len(e) == 2 && !strings.Contains(strings.Join(e[1].Commands, "\n"), "--force") {
+		t.Errorf("the audit shows other commands than ran: %v", e[1].Commands)
+	}
 }

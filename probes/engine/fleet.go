@@ -104,32 +104,38 @@ func (f *Fleet) Evidence(node, path string) ([]byte, error) {
 
 // Preview is the fix preview. A front end sets fd.Fix to the fix the person chose
 // when the finding offers several.
-func (f *Fleet) Preview(fd probes.Finding) (string, error) {
-	if _, ok := f.members[fd.Node]; !ok || fd.Fix == nil {
-		return "", fmt.Errorf("no fix for %s on %s", fd.Probe, fd.Node)
-	}
-	return PreviewBody(fd.Fix), nil
-}
-
-// Apply runs the fix the person confirmed (the confirmation is the front end's: a
-// disruptive fix on screen needs an explicit second confirmation).
-func (f *Fleet) Apply(ctx context.Context, fd probes.Finding, progress func(string)) (probes.Finding, error) {
+func (f *Fleet) Preview(ctx context.Context, fd probes.Finding) (string, error) {
 	m, ok := f.members[fd.Node]
 	if !ok || m.Fixer == nil || fd.Fix == nil {
-		return fd, fmt.Errorf("fixes are not available for %s", fd.Node)
+		return "", fmt.Errorf("no fix for %s on %s", fd.Probe, fd.Node)
+	}
+	return m.Fixer.PreviewBody(ctx, m.Target.Name, fd.Fix), nil
+}
+
+// Apply runs the fix the person confirmed. The engine checks what they typed against
+// the same Confirmation the front end asked for; the name on screen stands for the
+// node's own name.
+func (f *Fleet) Apply(ctx context.Context, fd probes.Finding, typed string, progress func(string)) (Outcome, error) {
+	m, ok := f.members[fd.Node]
+	if !ok || m.Fixer == nil || fd.Fix == nil {
+		return Outcome{}, fmt.Errorf("fixes are not available for %s", fd.Node)
+	}
+	if strings.TrimSpace(typed) == m.Display {
+		typed = m.Target.Name
 	}
 	fix := fd.Fix
 	progress("running " + fix.ID + " on " + fd.Node)
-	out, err := m.Fixer.Apply(ctx, m.unlabel(fd), fix, true)
-	after := m.relabel([]probes.Finding{out.After})[0]
-	if err != nil {
-		if out.Output != "" {
-			err = fmt.Errorf("%w\n%s", err, out.Output)
-		}
-		return after, err
+	out, err := m.Fixer.Apply(ctx, m.unlabel(fd), fix, Typed(typed))
+	if out.After.Probe != "" {
+		out.After = m.relabel([]probes.Finding{out.After})[0]
 	}
-	progress(out.Result + ": " + after.Summary)
-	return after, nil
+	for _, line := range strings.Split(strings.TrimSpace(out.Output), "\n") {
+		if line != "" {
+			progress(line) // the screen shows progress one line per message
+		}
+	}
+	progress(out.Line())
+	return out, err
 }
 
 // Declined audits a fix the person declined after its preview.

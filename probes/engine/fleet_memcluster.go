@@ -9,6 +9,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 )
 
 // MemCluster carries Kubernetes-side fixes out on in-memory cluster evidence (the
@@ -70,8 +71,14 @@ func (k *MemCluster) Cordon(_ context.Context, node string) error {
 	return k.edit(node, func(n *corev1.Node) error { n.Spec.Unschedulable = true; return nil })
 }
 
-func (k *MemCluster) Drain(ctx context.Context, node string) ([]string, error) {
-	return nil, k.Cordon(ctx, node)
+// PlanDrain: the demo's evidence holds no pods the in-memory cluster could move.
+func (k *MemCluster) PlanDrain(context.Context, string, kube.DrainOptions) (kube.DrainPlan, error) {
+	return kube.DrainPlan{Notes: []string{"demo cluster: no pods are moved, the node is only cordoned"}}, nil
+}
+
+func (k *MemCluster) Drain(ctx context.Context, node string, o kube.DrainOptions) (kube.DrainResult, error) {
+	plan, _ := k.PlanDrain(ctx, node, o)
+	return kube.DrainResult{Plan: plan}, k.Cordon(ctx, node)
 }
 
 func (k *MemCluster) DeleteNode(_ context.Context, node string) error {

@@ -145,7 +145,7 @@ func writeFix(w *bufio.Writer, fx *probes.Fix, indent, label string, p painter) 
 }
 
 func fixKindAction(fx *probes.Fix) string {
-	return strings.TrimSpace(oneLine(string(fx.Kind) + " " + fx.Action))
+	return strings.TrimSpace(oneLine(string(fx.Kind) + " " + string(fx.Action)))
 }
 
 func orDefault(s, def string) string {
