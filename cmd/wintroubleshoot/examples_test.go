@@ -116,7 +116,9 @@ func exampleExits() map[string]int {
 		"WTS_PASSWORD=... wintroubleshoot fix NET-ROUTES --node win-1": 0,
 		// SVC-REBOOT offers delete-node only for a node NotReady after a reboot; win-1 here
 		// merely has unregistered services, so the choice is refused as bad input.
-		"wintroubleshoot fix SVC-REBOOT --node win-1 --choice delete-node --yes --allow-disruptive": 2,
+		"wintroubleshoot fix SVC-REBOOT --node win-1 --choice delete-node --yes --confirm win-1": 2,
+		// HNS-NETWORK passes on win-1 here: "nothing to fix" is not an error.
+		"wintroubleshoot fix HNS-NETWORK --node win-1 --force": 0,
 		// probes, redact, snapshot
 		"wintroubleshoot probes":             0,
 		"wintroubleshoot probes -o markdown": 0,
