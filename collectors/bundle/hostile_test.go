@@ -242,13 +242,13 @@ func (c hostileCase) run(p string) (refused []string, err error) {
 }
 
 // measure runs the case and returns the peak heap while it ran.
-func (c hostileCase) measure(p string) ([]string, error, uint64) {
+func (c hostileCase) measure(p string) ([]string, uint64, error) {
 	runtime.GC()
 	var peak uint64
 	stop := sampleHeap(&peak)
 	refused, err := c.run(p)
 	stop()
-	return refused, err, peak
+	return refused, peak, err
 }
 
 // TestHostileInputs: every hostile bundle and folder ends in a clear error or a bounded
@@ -268,7 +268,7 @@ func TestHostileInputs(t *testing.T) {
 	for _, c := range hostileCases() {
 		t.Run(c.name, func(t *testing.T) {
 			p := c.build(t, t.TempDir())
-			refused, err, peak := c.measure(p)
+			refused, peak, err := c.measure(p)
 			t.Logf("peak heap %.1f MiB", float64(peak)/(1<<20))
 			if peak > worst {
 				worst, worstName = peak, c.name
@@ -306,7 +306,7 @@ func BenchmarkHostile(b *testing.B) {
 			p := c.build(b, b.TempDir())
 			var peak uint64
 			for b.Loop() {
-				_, _, pk := c.measure(p)
+				_, pk, _ := c.measure(p)
 				peak = max(peak, pk)
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
