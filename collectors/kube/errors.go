@@ -37,6 +37,7 @@ type APIError struct {
 	Name      string // object name, "" for lists
 	Context   string
 	Server    string
+	Timeout   string // the per-request bound and its source, "30s (the default)"
 	Err       error
 }
 
@@ -57,6 +58,10 @@ func (e *APIError) what() string {
 func (e *APIError) Error() string {
 	switch e.Kind {
 	case ErrUnreachable:
+		if isTimeout(e.Err) {
+			return fmt.Sprintf("the API server at %s (context %q) gave no answer within the request timeout of %s to %s: %v; check it with `kubectl --context %s --request-timeout 10s cluster-info`, and if it is only slow, raise the bound with --request-timeout",
+				e.Server, e.Context, e.Timeout, e.what(), e.Err, e.Context)
+		}
 		return fmt.Sprintf("cannot reach the API server at %s (context %q) to %s: %v; check the server and your network with `kubectl --context %s cluster-info`",
 			e.Server, e.Context, e.what(), e.Err, e.Context)
 	case ErrUnauthorized:
@@ -102,7 +107,15 @@ func (c *Client) fail(ctx context.Context, err error, verb, resource, namespace,
 		return fmt.Errorf("%s: %w", e.what(), context.Cause(ctx))
 	}
 	return &APIError{Kind: classify(err), Verb: verb, Resource: resource, Namespace: namespace, Name: name,
-		Context: c.context, Server: c.server, Err: err}
+		Context: c.context, Server: c.server, Timeout: c.timeout.String(), Err: err}
+}
+
+// isTimeout reports whether err is a request that ran out of time (http.Client.Timeout,
+// which rest.Config.Timeout sets, or a dial or TLS handshake deadline) rather than one
+// refused or reset.
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 func classify(err error) ErrKind {
