@@ -26,6 +26,7 @@ type nodeAccess struct {
 	winrmAuth        string
 	winrmCA          string
 	winrmInsecure    bool
+	winrmBasicHTTP   bool
 	sshKey           string
 	sshAgent         bool
 	knownHosts       string
@@ -51,6 +52,7 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.StringVar(&a.secretKubeconfig, "password-secret-kubeconfig", "", "kubeconfig of the cluster holding --password-secret (e.g. the Anthos admin cluster); default: the same cluster")
 	f.StringVar(&a.winrmAuth, "winrm-auth", "ntlm", "WinRM authentication: ntlm or basic")
 	f.StringVar(&a.winrmCA, "winrm-ca-file", "", "PEM bundle to verify the nodes' WinRM HTTPS certificates (default: system roots)")
+	f.BoolVar(&a.winrmBasicHTTP, "winrm-allow-basic-over-http", false, "allow --winrm-auth basic with --transport winrm (plain HTTP), which sends the password in clear (insecure; refused without this flag)")
 	f.BoolVar(&a.winrmInsecure, "winrm-insecure-skip-tls-verify", false, "do not verify WinRM HTTPS certificates (insecure; prints a warning)")
 	f.StringVar(&a.sshKey, "ssh-key", "", "private key file for SSH")
 	f.BoolVar(&a.sshAgent, "ssh-agent", false, "authenticate SSH with the keys in ssh-agent (SSH_AUTH_SOCK)")
@@ -99,7 +101,8 @@ func (a *nodeAccess) config(kind transport.Kind, host string, port int) transpor
 	return transport.Config{
 		Kind: kind, Host: host, Port: port, User: a.user,
 		Auth: a.winrmAuth, CAFile: a.winrmCA, InsecureSkipTLSVerify: a.winrmInsecure,
-		KeyFile: a.sshKey, UseAgent: a.sshAgent, KnownHosts: a.knownHosts, InsecureIgnoreHostKey: a.sshInsecure,
+		AllowBasicOverHTTP: a.winrmBasicHTTP,
+		KeyFile:            a.sshKey, UseAgent: a.sshAgent, KnownHosts: a.knownHosts, InsecureIgnoreHostKey: a.sshInsecure,
 		Timeout: a.timeout,
 	}
 }

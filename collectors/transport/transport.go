@@ -74,6 +74,11 @@ type Config struct {
 
 	// WinRM
 	Auth                  string // "basic" or "ntlm" (default ntlm)
+	// AllowBasicOverHTTP lets Basic authentication run over plain HTTP (kind WinRM),
+	// where its first request carries the password in clear, base64 only. Without it
+	// that combination is refused before anything is sent; with it the transport
+	// reports a warning (see Warnings). NTLM over HTTP never sends the password.
+	AllowBasicOverHTTP bool
 	CAFile                string // PEM bundle; empty: system roots
 	InsecureSkipTLSVerify bool
 
@@ -85,6 +90,20 @@ type Config struct {
 
 	// Timeout bounds one Run when ctx has no earlier deadline; 0 means none.
 	Timeout time.Duration
+}
+
+// Warner is a Transport that knows of insecure settings its caller chose, one line
+// each, for the caller to print before the transport is used.
+type Warner interface {
+	Warnings() []string
+}
+
+// WarningsOf is t's warnings, none when t is not a Warner.
+func WarningsOf(t Transport) []string {
+	if w, ok := t.(Warner); ok {
+		return w.Warnings()
+	}
+	return nil
 }
 
 // Address is host:port with the kind's default port filled in.
