@@ -73,12 +73,12 @@ type Config struct {
 	Password string `json:"-"`
 
 	// WinRM
-	Auth                  string // "basic" or "ntlm" (default ntlm)
+	Auth string // "basic" or "ntlm" (default ntlm)
 	// AllowBasicOverHTTP lets Basic authentication run over plain HTTP (kind WinRM),
 	// where its first request carries the password in clear, base64 only. Without it
 	// that combination is refused before anything is sent; with it the transport
 	// reports a warning (see Warnings). NTLM over HTTP never sends the password.
-	AllowBasicOverHTTP bool
+	AllowBasicOverHTTP    bool
 	CAFile                string // PEM bundle; empty: system roots
 	InsecureSkipTLSVerify bool
 
