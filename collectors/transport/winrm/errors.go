@@ -39,6 +39,7 @@ func (t *winrmTransport) fail(ctx context.Context, op string, err error) error {
 	e := &transport.Error{Kind: t.cfg.Kind, Addr: t.addr, Op: op, Err: err}
 	var (
 		fe      *faultError
+		nw      *notWinRMError
 		se      *statusError
 		dnsErr  *net.DNSError
 		opErr   *net.OpError
@@ -80,6 +81,8 @@ func (t *winrmTransport) fail(ctx context.Context, op string, err error) error {
 		e.Hint = hintDropped
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		e.Hint = "the node stopped answering; check that it is up and the WinRM service is running (Get-Service WinRM)"
+	case errors.As(err, &nw):
+		e.Op, e.Hint = "connect", hintNotWinRM
 	case errors.As(err, &se):
 		t.statusHint(e, se)
 	case errors.As(err, &fe):
@@ -122,8 +125,6 @@ func (t *winrmTransport) statusHint(e *transport.Error, se *statusError) {
 		} else {
 			e.Hint = "see the node's Microsoft-Windows-WinRM/Operational event log"
 		}
-	case http.StatusNotFound, http.StatusMethodNotAllowed:
-		e.Hint = "the port answers HTTP but is not a WinRM listener (/wsman)"
 	}
 }
 
