@@ -171,7 +171,8 @@ func (t *sshTransport) dial(ctx context.Context, start time.Time) (*gossh.Client
 	}
 	_ = nc.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = nc.Close() }) // a cancel interrupts the handshake
-	cc, chans, reqs, err := gossh.NewClientConn(nc, t.addr, &gossh.ClientConfig{
+	bc := &bannerConn{Conn: nc}
+	cc, chans, reqs, err := gossh.NewClientConn(bc, t.addr, &gossh.ClientConfig{
 		User:              t.cfg.User,
 		Auth:              auth,
 		HostKeyCallback:   hk.check,
@@ -184,6 +185,10 @@ func (t *sshTransport) dial(ctx context.Context, start time.Time) (*gossh.Client
 	}
 	if err != nil {
 		_ = nc.Close()
+		if first := bc.notSSH(); first != "" && hk.failed() == nil && ctx.Err() == nil {
+			return nil, t.fail("connect", fmt.Errorf("the server answered %s, which is not an SSH version line: %w", first, err),
+				notSSHHint(first, t.cfg.Port))
+		}
 		return nil, t.handshakeErr(ctx, err, hk, agentNote, start)
 	}
 	_ = nc.SetDeadline(time.Time{})
