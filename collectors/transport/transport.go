@@ -5,6 +5,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -104,6 +105,24 @@ func WarningsOf(t Transport) []string {
 		return w.Warnings()
 	}
 	return nil
+}
+
+// Endpoint is a Transport that can say what it reaches, so an error found above it (a
+// reply that is not what was asked for) can name the transport and the address too.
+type Endpoint interface {
+	Endpoint() (Kind, string) // the kind and host:port
+}
+
+// ReplyError wraps err, a problem with what came back over t rather than with t itself,
+// as an *Error naming t's kind and address when t is an Endpoint. An *Error stays as it is.
+func ReplyError(t Transport, err error, hint string) error {
+	var te *Error
+	ep, ok := t.(Endpoint)
+	if err == nil || !ok || errors.As(err, &te) {
+		return err
+	}
+	kind, addr := ep.Endpoint()
+	return &Error{Kind: kind, Addr: addr, Op: "read the reply", Err: err, Hint: hint}
 }
 
 // Address is host:port with the kind's default port filled in.

@@ -135,6 +135,9 @@ func New(cfg transport.Config) (transport.Transport, error) {
 	return t, nil
 }
 
+// Endpoint is the kind and host:port this transport reaches.
+func (t *winrmTransport) Endpoint() (transport.Kind, string) { return t.cfg.Kind, t.addr }
+
 // Warnings are the insecure settings this transport runs with, for the caller to print.
 func (t *winrmTransport) Warnings() []string { return t.warn }
 
