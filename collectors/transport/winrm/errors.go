@@ -118,6 +118,8 @@ func (t *winrmTransport) statusHint(e *transport.Error, se *statusError) {
 		}
 	case http.StatusRequestEntityTooLarge:
 		e.Hint = hintEnvelope
+	case http.StatusServiceUnavailable:
+		e.Hint = "the node's HTTP service answered 503: the WinRM service is stopped or overloaded; on the node: Get-Service WinRM, Restart-Service WinRM"
 	case http.StatusInternalServerError:
 		// An empty 500 right after an NTLM logon on HTTP is Windows refusing an unsealed message.
 		if !t.https && se.text == "" {

@@ -40,12 +40,14 @@ const hintNotWinRM = "check the port: WinRM listens on 5985 (HTTP) and 5986 (HTT
 var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>\s*([^<]{1,120})`)
 
 // notWinRM names an answer no WinRM listener gives, nil for one it may. 401 stays with
-// the authentication diagnosis; an empty 413, 500 or 503 is Windows' own refusal.
+// the authentication diagnosis; an empty 413 or 500 is Windows' own refusal.
 func notWinRM(resp *httpResponse) *notWinRMError {
 	body := bytes.TrimSpace(resp.body)
 	ct := resp.header.Get("Content-Type")
 	switch {
-	case resp.status == http.StatusUnauthorized:
+	case resp.status == http.StatusUnauthorized, resp.status == http.StatusServiceUnavailable:
+		// 503 is HTTP.sys itself (its HTML page) when the service behind a registered
+		// URL, WinRM here, is stopped or overloaded: statusHint says so.
 		return nil
 	case strings.Contains(strings.ToLower(ct), "soap+xml"), bytes.Contains(body, []byte("Envelope")):
 		return nil

@@ -92,3 +92,20 @@ func TestNotWinRMServerIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// HTTP.sys answers 503 with its own HTML page when the service behind the URL (WinRM)
+// is not running: that is WinRM's port, and the hint says to look at the service.
+func TestHTTPSys503PointsAtTheWinRMService(t *testing.T) {
+	page := `<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN""http://www.w3.org/TR/html4/strict.dtd"><HTML><HEAD><TITLE>Service Unavailable</TITLE></HEAD><BODY><h2>Service Unavailable</h2></BODY></HTML>`
+	host, port := rawHTTP(t, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html; charset=us-ascii\r\nServer: Microsoft-HTTPAPI/2.0\r\nContent-Length: "+strconv.Itoa(len(page))+"\r\n\r\n"+page)
+	tr, err := winrm.New(transport.Config{Kind: transport.WinRM, Host: host, Port: port, User: testUser, Password: testPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	_, err = tr.Run(t.Context(), transport.Command{CommandLine: "exit 0"})
+	te := asError(t, err, "", "Get-Service WinRM")
+	if strings.Contains(te.Error(), "not a WinRM endpoint") {
+		t.Errorf("503 from HTTP.sys called not WinRM: %s", te.Error())
+	}
+}
