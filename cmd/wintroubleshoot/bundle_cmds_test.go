@@ -94,7 +94,7 @@ func TestSnapshotEndToEnd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "snap.tar.gz")
 
 	code, stdout, stderr := runBundleCmd(t, "snapshot", out, "--kubeconfig", filepath.Join(t.TempDir(), "none"),
-		"--transport", "winrm", "--winrm-auth", "basic", "--password-env", "WTS_TEST_PW", "--node", "win-1="+srv.Addr(),
+		"--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http", "--password-env", "WTS_TEST_PW", "--node", "win-1="+srv.Addr(),
 		"--since", "48h", "--max-log-size", "1Mi")
 	if code != report.ExitOK && code != report.ExitFindings {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)

@@ -107,11 +107,19 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	if target == nil {
 		return usageErr("node %q is not one of the Windows nodes found", o.node)
 	}
-	var f *probes.Finding
+	var f, reach *probes.Finding
 	for _, x := range sess.engine.ProbeNode(ctx, *target, func(engine.Event) {}) {
-		if x.Probe == probeID {
+		switch x.Probe {
+		case probeID:
 			f = &x
+		case probes.ReachID:
+			reach = &x
 		}
+	}
+	if f == nil && reach != nil {
+		// The node could not be swept: say why, not that the probe was silent.
+		return &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("cannot fix %s on %s: %s\n%s",
+			probeID, o.node, reach.Summary, strings.Join(reach.Details, "\n"))}
 	}
 	if f == nil {
 		return &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("%s gave no finding for %s", probeID, o.node)}

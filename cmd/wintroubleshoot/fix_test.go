@@ -33,7 +33,7 @@ func fakeFixNode(t *testing.T, scenario string) (*fakenode.Node, []string) {
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("WTS_PASSWORD", "fixpw")
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	return fake, []string{"--kubeconfig", t.TempDir() + "/none", "--transport", "winrm", "--winrm-auth", "basic",
+	return fake, []string{"--kubeconfig", t.TempDir() + "/none", "--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http",
 		"--node", meta.Nodes[0] + "=" + srv.Addr()}
 }
 
@@ -149,7 +149,7 @@ func TestFixDrainAgainstAPIServer(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("WTS_PASSWORD", "fixpw")
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	args := []string{"fix", "HNS-NETWORK", "--kubeconfig", cl.Kubeconfig, "--transport", "winrm", "--winrm-auth", "basic",
+	args := []string{"fix", "HNS-NETWORK", "--kubeconfig", cl.Kubeconfig, "--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http",
 		"--node", node + "=" + srv.Addr(), "--drain-timeout", "1s"}
 	cordoned := func() bool {
 		n, err := cs.CoreV1().Nodes().Get(t.Context(), node, metav1.GetOptions{})

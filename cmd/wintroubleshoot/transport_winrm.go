@@ -10,7 +10,7 @@ import (
 // winrmTransport is WinRM (WS-Management) over HTTPS or HTTP, with a password.
 func winrmTransport() *transportSpec {
 	var auth, ca string
-	var insecure bool
+	var insecure, basicHTTP bool
 	return &transportSpec{
 		kinds: []kindSpec{
 			{transport.WinRMHTTPS, 5986, "5986"},
@@ -20,16 +20,23 @@ func winrmTransport() *transportSpec {
 			f.StringVar(&auth, "winrm-auth", "ntlm", "WinRM authentication: ntlm or basic")
 			f.StringVar(&ca, "winrm-ca-file", "", "PEM bundle to verify the nodes' WinRM HTTPS certificates (default: system roots)")
 			f.BoolVar(&insecure, "winrm-insecure-skip-tls-verify", false, "do not verify WinRM HTTPS certificates (insecure; prints a warning)")
+			f.BoolVar(&basicHTTP, "winrm-allow-basic-over-http", false, "allow --winrm-auth basic with --transport winrm (plain HTTP), which sends the password in clear (insecure; refused without this flag, warns when used)")
 		},
 		configure: func(c *transport.Config) {
-			c.Auth, c.CAFile, c.InsecureSkipTLSVerify = auth, ca, insecure
+			c.Auth, c.CAFile, c.InsecureSkipTLSVerify, c.AllowBasicOverHTTP = auth, ca, insecure, basicHTTP
 		},
 		needsPassword: func() bool { return true },
 		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {
 			if cfg.InsecureSkipTLSVerify {
 				warn("WinRM certificates are not verified (--winrm-insecure-skip-tls-verify)")
 			}
-			return winrm.New(cfg)
+			tr, err := winrm.New(cfg)
+			if err == nil {
+				for _, w := range transport.WarningsOf(tr) {
+					warn(w) // Basic over plain HTTP, opted into
+				}
+			}
+			return tr, err
 		},
 	}
 }

@@ -52,6 +52,10 @@ func Text(file string, b []byte) ([]byte, error) {
 			return nil, fail(file, err, "not valid UTF-16: %v", err)
 		}
 		b = out
+	case looksUTF16BE(b):
+		// Windows writes UTF-16LE; big-endian without a BOM comes from a converter or an
+		// editor, and guessing the byte order of someone else's file could garble it.
+		return nil, fail(file, nil, "looks like UTF-16BE without a byte-order mark; re-save as UTF-8 (every character has a NUL before it)")
 	}
 	if !utf8.Valid(b) {
 		off := 0
@@ -75,6 +79,21 @@ func looksUTF16LE(b []byte) bool {
 	n := min(len(b), 64)
 	for i := 1; i < n; i += 2 {
 		if b[i] != 0 || b[i-1] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// looksUTF16BE spots BOM-less UTF-16BE: ASCII text with a NUL before every character,
+// which is valid UTF-8 (NUL is a character) and would otherwise fail later as bad JSON.
+func looksUTF16BE(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	n := min(len(b)&^1, 64)
+	for i := 0; i+1 < n; i += 2 {
+		if b[i] != 0 || b[i+1] == 0 {
 			return false
 		}
 	}

@@ -130,23 +130,56 @@ func (e Evidence) Has(p string) bool {
 	return err == nil
 }
 
-// Nodes lists the node folders present under nodes/, sorted.
+// Nodes lists the node folders present under nodes/, sorted. It hides what ListNodes
+// reports (entries that are not folders, an unreadable nodes/); callers that can say so
+// should use ListNodes.
 func (e Evidence) Nodes() []string {
+	l, _ := e.ListNodes()
+	return l.Names
+}
+
+// NodeList is what nodes/ holds.
+type NodeList struct {
+	Names      []string // node folders, sorted
+	NotFolders []string // entries of nodes/ that are not folders (a file nodes/win-1), sorted
+}
+
+// ListNodes reads nodes/. A tree without nodes/ has no nodes, which is no error (cluster
+// evidence alone); a nodes/ that cannot be read, or is not a folder, is one, so it is not
+// mistaken for "no node evidence". A file where a node folder belongs is listed in
+// NotFolders rather than dropped: someone meant it as a node.
+func (e Evidence) ListNodes() (NodeList, error) {
+	var l NodeList
 	if e.FS == nil {
-		return nil
+		return l, nil
 	}
 	entries, err := fs.ReadDir(e.FS, "nodes")
-	if err != nil {
-		return nil
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return l, nil
+	case err != nil:
+		if st, serr := fs.Stat(e.FS, "nodes"); serr == nil && !st.IsDir() {
+			return l, errors.New("nodes is a file, not a folder: node evidence goes in nodes/<node-name>/")
+		}
+		return l, fmt.Errorf("reading the node folders in nodes/: %w", err)
 	}
-	var out []string
 	for _, d := range entries {
-		if d.IsDir() {
-			out = append(out, d.Name())
+		isDir := d.IsDir()
+		if !isDir && d.Type()&fs.ModeSymlink != 0 {
+			// A link is judged by what it points at (a reader that refuses links
+			// leaving the tree fails the Stat).
+			st, err := fs.Stat(e.FS, path.Join("nodes", d.Name()))
+			isDir = err == nil && st.IsDir()
+		}
+		if isDir {
+			l.Names = append(l.Names, d.Name())
+		} else {
+			l.NotFolders = append(l.NotFolders, d.Name())
 		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(l.Names)
+	sort.Strings(l.NotFolders)
+	return l, nil
 }
 
 // MissingError says an evidence file is absent and, when known, why it was not collected.

@@ -9,8 +9,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // ErrKind classifies a failed API call by what the user can do about it.
@@ -37,6 +41,7 @@ type APIError struct {
 	Name      string // object name, "" for lists
 	Context   string
 	Server    string
+	Timeout   string // the per-request bound and its source, "30s (the default)"
 	Err       error
 }
 
@@ -57,6 +62,10 @@ func (e *APIError) what() string {
 func (e *APIError) Error() string {
 	switch e.Kind {
 	case ErrUnreachable:
+		if isTimeout(e.Err) {
+			return fmt.Sprintf("the API server at %s (context %q) gave no answer within the request timeout of %s to %s: %v; check it with `kubectl --context %s --request-timeout 10s cluster-info`, and if it is only slow, raise the bound with --request-timeout",
+				e.Server, e.Context, e.Timeout, e.what(), e.Err, e.Context)
+		}
 		return fmt.Sprintf("cannot reach the API server at %s (context %q) to %s: %v; check the server and your network with `kubectl --context %s cluster-info`",
 			e.Server, e.Context, e.what(), e.Err, e.Context)
 	case ErrUnauthorized:
@@ -102,7 +111,15 @@ func (c *Client) fail(ctx context.Context, err error, verb, resource, namespace,
 		return fmt.Errorf("%s: %w", e.what(), context.Cause(ctx))
 	}
 	return &APIError{Kind: classify(err), Verb: verb, Resource: resource, Namespace: namespace, Name: name,
-		Context: c.context, Server: c.server, Err: err}
+		Context: c.context, Server: c.server, Timeout: c.timeout.String(), Err: err}
+}
+
+// isTimeout reports whether err is a request that ran out of time (http.Client.Timeout,
+// which rest.Config.Timeout sets, or a dial or TLS handshake deadline) rather than one
+// refused or reset.
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 func classify(err error) ErrKind {
@@ -135,4 +152,41 @@ func classify(err error) ErrKind {
 	}
 	// Anything else (a failing credential plugin, a bad response) is shown as it is.
 	return ErrOther
+}
+
+// DefaultRequestTimeout bounds each API request (dial, TLS handshake and the whole
+// answer) when --request-timeout is not given. kubectl waits forever by default; this
+// tool runs unattended in --report and a sweep, where an API server that accepts a
+// connection and never answers must not hang the run. 30 s is far above what a healthy
+// server needs for one page of a list (the lists here are paged, see pages).
+const DefaultRequestTimeout = 30 * time.Second
+
+// requestTimeout is the per-request bound and where it came from, named in errors.
+type requestTimeout struct {
+	d      time.Duration
+	source string // "--request-timeout" or "the default"
+}
+
+// applyRequestTimeout sets cfg.Timeout. ToRESTConfig has already copied kubectl's
+// --request-timeout into cfg.Timeout; a value of 0 (kubectl's "never time out", also
+// the flag's default, so the two cannot be told apart) gets DefaultRequestTimeout.
+func applyRequestTimeout(getter genericclioptions.RESTClientGetter, cfg *rest.Config) requestTimeout {
+	explicit := false
+	if f, ok := getter.(*genericclioptions.ConfigFlags); ok && f.Timeout != nil {
+		d, err := clientcmd.ParseTimeout(*f.Timeout)
+		explicit = err == nil && d > 0
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultRequestTimeout
+		explicit = false
+	}
+	rt := requestTimeout{d: cfg.Timeout, source: "the default"}
+	if explicit {
+		rt.source = "--request-timeout"
+	}
+	return rt
+}
+
+func (rt requestTimeout) String() string {
+	return rt.d.String() + " (" + rt.source + ")"
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
@@ -22,6 +23,7 @@ type Client struct {
 	context   string // kubeconfig context in use, named in every error
 	server    string // API server URL, named when it cannot be reached
 	namespace string // -n, else the context's namespace, else "default"
+	timeout   requestTimeout
 }
 
 // userAgent identifies the tool in API server audit logs.
@@ -51,11 +53,12 @@ func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
+	timeout := applyRequestTimeout(getter, cfg)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating a Kubernetes client for context %q (%s): %w", name, cfg.Host, err)
 	}
-	return &Client{cs: cs, context: name, server: cfg.Host, namespace: ns}, nil
+	return &Client{cs: cs, context: name, server: cfg.Host, namespace: ns, timeout: timeout}, nil
 }
 
 // Context is the kubeconfig context in use.
@@ -63,6 +66,9 @@ func (c *Client) Context() string { return c.context }
 
 // Server is the API server URL.
 func (c *Client) Server() string { return c.server }
+
+// RequestTimeout bounds each API request: --request-timeout, else DefaultRequestTimeout.
+func (c *Client) RequestTimeout() time.Duration { return c.timeout.d }
 
 // Namespace is the default namespace (-n, or the context's).
 func (c *Client) Namespace() string { return c.namespace }

@@ -62,13 +62,23 @@ func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][
 		if runErr != nil {
 			return nil, runErr
 		}
-		return nil, err
+		hint := ""
+		if errors.Is(err, errNotSweep) {
+			hint = hintNoSweepReply
+		}
+		return nil, transport.ReplyError(tr, err, hint)
 	}
 	if fs, ok := tr.(FallbackSource); ok {
 		applyFallbacks(ctx, files, fs.Fallbacks())
 	}
 	return files, nil
 }
+
+var errNotSweep = errors.New("the node's reply is not a sweep reply")
+
+// hintNoSweepReply: the command ran but something else printed first or instead.
+const hintNoSweepReply = "the node ran the command but did not answer with the sweep: check that the transport reaches a Windows node, " +
+	"its default shell (SSH: cmd or powershell) and profile scripts that print"
 
 // cutShort says why the reply ended early, in the words a missing file's .err carries.
 func cutShort(ctx context.Context, err error, elapsed time.Duration) error {
@@ -89,7 +99,7 @@ func SplitReply(names []string, out transport.Output, cut error) (map[string][]b
 		case errText != "":
 			return nil, fmt.Errorf("the sweep script failed (exit %d): %s", out.ExitCode, firstLines(errText, 3))
 		case len(noise) > 0:
-			return nil, fmt.Errorf("the node's reply is not a sweep reply (exit %d), it begins: %.120q", out.ExitCode, noise[0])
+			return nil, fmt.Errorf("%w (exit %d), it begins: %.120q", errNotSweep, out.ExitCode, noise[0])
 		case splitErr != nil:
 			return nil, fmt.Errorf("reading the sweep reply: %w", splitErr)
 		}

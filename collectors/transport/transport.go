@@ -5,6 +5,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -73,7 +74,12 @@ type Config struct {
 	Password string `json:"-"`
 
 	// WinRM
-	Auth                  string // "basic" or "ntlm" (default ntlm)
+	Auth string // "basic" or "ntlm" (default ntlm)
+	// AllowBasicOverHTTP lets Basic authentication run over plain HTTP (kind WinRM),
+	// where its first request carries the password in clear, base64 only. Without it
+	// that combination is refused before anything is sent; with it the transport
+	// reports a warning (see Warnings). NTLM over HTTP never sends the password.
+	AllowBasicOverHTTP    bool
 	CAFile                string // PEM bundle; empty: system roots
 	InsecureSkipTLSVerify bool
 
@@ -85,6 +91,38 @@ type Config struct {
 
 	// Timeout bounds one Run when ctx has no earlier deadline; 0 means none.
 	Timeout time.Duration
+}
+
+// Warner is a Transport that knows of insecure settings its caller chose, one line
+// each, for the caller to print before the transport is used.
+type Warner interface {
+	Warnings() []string
+}
+
+// WarningsOf is t's warnings, none when t is not a Warner.
+func WarningsOf(t Transport) []string {
+	if w, ok := t.(Warner); ok {
+		return w.Warnings()
+	}
+	return nil
+}
+
+// Endpoint is a Transport that can say what it reaches, so an error found above it (a
+// reply that is not what was asked for) can name the transport and the address too.
+type Endpoint interface {
+	Endpoint() (Kind, string) // the kind and host:port
+}
+
+// ReplyError wraps err, a problem with what came back over t rather than with t itself,
+// as an *Error naming t's kind and address when t is an Endpoint. An *Error stays as it is.
+func ReplyError(t Transport, err error, hint string) error {
+	var te *Error
+	ep, ok := t.(Endpoint)
+	if err == nil || !ok || errors.As(err, &te) {
+		return err
+	}
+	kind, addr := ep.Endpoint()
+	return &Error{Kind: kind, Addr: addr, Op: "read the reply", Err: err, Hint: hint}
 }
 
 // Address is host:port with the kind's default port filled in.

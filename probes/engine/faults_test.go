@@ -158,7 +158,7 @@ func benchSweep200(b *testing.B, latency time.Duration) {
 		defer srv.Close()
 		servers = append(servers, srv)
 		targets = append(targets, engine.Target{Name: "n" + string(rune('a'+i%26)) + strings.Repeat("x", i/26),
-			Transport: transport.Config{Kind: transport.WinRM, Host: "127.0.0.1", Port: portOf(srv.Addr()), User: testUser, Password: testPassword, Auth: "basic"}})
+			Transport: transport.Config{Kind: transport.WinRM, Host: "127.0.0.1", Port: portOf(srv.Addr()), User: testUser, Password: testPassword, Auth: "basic", AllowBasicOverHTTP: true}})
 	}
 	one := func() time.Duration {
 		eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(b, fsys)}

@@ -25,6 +25,7 @@ type hostKeyCheck struct {
 	addr, host string
 	port       int
 	shown      string // known_hosts as written in hints ("~/.ssh/known_hosts" by default)
+	mkdir      string // "mkdir -p -m 700 DIR && " when known_hosts' folder does not exist yet
 	db         gossh.HostKeyCallback
 	algorithms []string // host key algorithms known_hosts has for this host; nil: any
 
@@ -56,6 +57,10 @@ func newHostKeyCheck(cfg transport.Config, addr string) (*hostKeyCheck, error) {
 		return nil, fmt.Errorf("reading known hosts file %s: %w", path, err)
 	}
 	h.shown, h.db = shellQuote(shown), db
+	if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
+		// A fresh account has no ~/.ssh, and `>>` does not create folders.
+		h.mkdir = "mkdir -p -m 700 " + shellQuote(filepath.Dir(shown)) + " && "
+	}
 	h.algorithms = knownAlgorithms(db, addr)
 	return h, nil
 }
@@ -114,7 +119,7 @@ func (h *hostKeyCheck) failed() *transport.Error {
 func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error {
 	fp := gossh.FingerprintSHA256(key)
 	onNode := fmt.Sprintf(`ssh-keygen -lf C:\ProgramData\ssh\ssh_host_%s_key.pub`, windowsKeyName(key.Type()))
-	keyscan := fmt.Sprintf("ssh-keyscan -p %d %s >> %s", h.port, h.host, h.shown)
+	keyscan := fmt.Sprintf("%sssh-keyscan -p %d %s >> %s", h.mkdir, h.port, h.host, h.shown)
 	fail := func(err error, hint string) *transport.Error {
 		return &transport.Error{Kind: h.kind, Addr: h.addr, Op: "verify host key", Err: err, Hint: hint}
 	}

@@ -38,7 +38,8 @@ func TestUnknownHostGivesKeyscanCommand(t *testing.T) {
 	t.Setenv("HOME", home)
 	cfg := nodeConfig(t, s)
 	cfg.KnownHosts = ""
-	keyscan := fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1 >> ~/.ssh/known_hosts", cfg.Port)
+	// ~/.ssh does not exist either: the command creates it (`>>` alone would fail).
+	keyscan := fmt.Sprintf("mkdir -p -m 700 ~/.ssh && ssh-keyscan -p %d 127.0.0.1 >> ~/.ssh/known_hosts", cfg.Port)
 	te := wantErr(t, runHostname(t, cfg), "verify host key", "unknown host", fp, "ssh-ed25519")
 	if !strings.Contains(te.Hint, keyscan) || !strings.Contains(te.Hint, fp) {
 		t.Errorf("hint lacks %q or the fingerprint: %s", keyscan, te.Hint)
@@ -56,7 +57,15 @@ func TestUnknownHostGivesKeyscanCommand(t *testing.T) {
 	cfg.KnownHosts = filepath.Join(t.TempDir(), "my hosts")
 	writeKnownHosts(t, cfg.KnownHosts, other.Addr(), other.HostKey())
 	te = wantErr(t, runHostname(t, cfg), "verify host key", "unknown host")
-	if want := fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1 >> '%s'", cfg.Port, cfg.KnownHosts); !strings.Contains(te.Hint, want) {
+	if want := fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1 >> '%s'", cfg.Port, cfg.KnownHosts); !strings.Contains(te.Hint, want) || strings.Contains(te.Hint, "mkdir") {
+		t.Errorf("hint lacks %q (or makes a folder that exists): %s", want, te.Hint)
+	}
+
+	// An explicit known_hosts in a folder not made yet: the command makes the folder first.
+	cfg.KnownHosts = filepath.Join(t.TempDir(), "new dir", "hosts")
+	te = wantErr(t, runHostname(t, cfg), "verify host key", "unknown host")
+	dir := filepath.Dir(cfg.KnownHosts)
+	if want := fmt.Sprintf("mkdir -p -m 700 '%s' && ssh-keyscan -p %d 127.0.0.1 >> '%s'", dir, cfg.Port, cfg.KnownHosts); !strings.Contains(te.Hint, want) {
 		t.Errorf("hint lacks %q: %s", want, te.Hint)
 	}
 }

@@ -70,6 +70,9 @@ func New(cfg transport.Config) (transport.Transport, error) {
 	}, nil
 }
 
+// Endpoint is the kind and host:port this transport reaches.
+func (t *sshTransport) Endpoint() (transport.Kind, string) { return t.cfg.Kind, t.addr }
+
 func (t *sshTransport) fail(op string, err error, hint string) *transport.Error {
 	return &transport.Error{Kind: t.cfg.Kind, Addr: t.addr, Op: op, Err: err, Hint: hint}
 }

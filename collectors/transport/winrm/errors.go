@@ -1,6 +1,7 @@
 package winrm
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -39,6 +41,7 @@ func (t *winrmTransport) fail(ctx context.Context, op string, err error) error {
 	e := &transport.Error{Kind: t.cfg.Kind, Addr: t.addr, Op: op, Err: err}
 	var (
 		fe      *faultError
+		nw      *notWinRMError
 		se      *statusError
 		dnsErr  *net.DNSError
 		opErr   *net.OpError
@@ -80,6 +83,8 @@ func (t *winrmTransport) fail(ctx context.Context, op string, err error) error {
 		e.Hint = hintDropped
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		e.Hint = "the node stopped answering; check that it is up and the WinRM service is running (Get-Service WinRM)"
+	case errors.As(err, &nw):
+		e.Op, e.Hint = "connect", hintNotWinRM
 	case errors.As(err, &se):
 		t.statusHint(e, se)
 	case errors.As(err, &fe):
@@ -115,6 +120,8 @@ func (t *winrmTransport) statusHint(e *transport.Error, se *statusError) {
 		}
 	case http.StatusRequestEntityTooLarge:
 		e.Hint = hintEnvelope
+	case http.StatusServiceUnavailable:
+		e.Hint = "the node's HTTP service answered 503: the WinRM service is stopped or overloaded; on the node: Get-Service WinRM, Restart-Service WinRM"
 	case http.StatusInternalServerError:
 		// An empty 500 right after an NTLM logon on HTTP is Windows refusing an unsealed message.
 		if !t.https && se.text == "" {
@@ -122,8 +129,6 @@ func (t *winrmTransport) statusHint(e *transport.Error, se *statusError) {
 		} else {
 			e.Hint = "see the node's Microsoft-Windows-WinRM/Operational event log"
 		}
-	case http.StatusNotFound, http.StatusMethodNotAllowed:
-		e.Hint = "the port answers HTTP but is not a WinRM listener (/wsman)"
 	}
 }
 
@@ -133,4 +138,57 @@ func (t *winrmTransport) scrub(e *transport.Error) {
 	if len(pw) >= 4 && e.Err != nil && strings.Contains(e.Err.Error(), pw) {
 		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), pw, "[password]"))
 	}
+}
+
+// notWinRMError is an HTTP answer from something that is not a WinRM listener: a web
+// server, a proxy's error page, a kubelet or an application on the port. WinRM answers
+// every request but an authentication challenge with a SOAP envelope
+// (application/soap+xml), or, for a few refusals, with an empty body.
+type notWinRMError struct {
+	addr        string
+	status      int
+	contentType string
+	title       string // an HTML page's <title>, which usually names the server
+}
+
+func (e *notWinRMError) Error() string {
+	s := fmt.Sprintf("the server at %s answered HTTP %d %s but is not a WinRM endpoint", e.addr, e.status, http.StatusText(e.status))
+	var about []string
+	if e.contentType != "" {
+		about = append(about, "Content-Type "+e.contentType)
+	}
+	if e.title != "" {
+		about = append(about, fmt.Sprintf("page title %q", e.title))
+	}
+	if len(about) > 0 {
+		s += " (" + strings.Join(about, ", ") + ")"
+	}
+	return s
+}
+
+const hintNotWinRM = "check the port: WinRM listens on 5985 (HTTP) and 5986 (HTTPS); " +
+	"on the node: winrm enumerate winrm/config/listener"
+
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>\s*([^<]{1,120})`)
+
+// notWinRM names an answer no WinRM listener gives, nil for one it may. 401 stays with
+// the authentication diagnosis; an empty 413 or 500 is Windows' own refusal.
+func notWinRM(resp *httpResponse) *notWinRMError {
+	body := bytes.TrimSpace(resp.body)
+	ct := resp.header.Get("Content-Type")
+	switch {
+	case resp.status == http.StatusUnauthorized, resp.status == http.StatusServiceUnavailable:
+		// 503 is HTTP.sys itself (its HTML page) when the service behind a registered
+		// URL, WinRM here, is stopped or overloaded: statusHint says so.
+		return nil
+	case strings.Contains(strings.ToLower(ct), "soap+xml"), bytes.Contains(body, []byte("Envelope")):
+		return nil
+	case len(body) == 0 && resp.status != http.StatusOK && resp.status != http.StatusNotFound && resp.status != http.StatusMethodNotAllowed:
+		return nil
+	}
+	e := &notWinRMError{status: resp.status, contentType: ct}
+	if m := htmlTitle.FindSubmatch(body); m != nil {
+		e.title = strings.TrimSpace(string(m[1]))
+	}
+	return e
 }

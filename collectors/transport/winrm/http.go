@@ -111,6 +111,12 @@ func (c *httpClient) ntlmLogon(ctx context.Context, cn *httpConn, body []byte) (
 		return nil, err
 	}
 	if resp.status == http.StatusOK {
+		if !resp.keepAlive || len(resp.body) > 0 {
+			// Not WinRM answering an empty POST (that is an empty 200 on a kept
+			// connection): hand the answer up to be named, rather than re-send on a
+			// connection the server is closing and call that a drop.
+			return resp, nil
+		}
 		return cn.exchange(ctx, c.addr, "", body) // the node asks for no logon
 	}
 	scheme, challenge := ntlmChallenge(resp.header)

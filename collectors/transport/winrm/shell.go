@@ -38,6 +38,10 @@ func (t *winrmTransport) post(ctx context.Context, body []byte) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	if nw := notWinRM(resp); nw != nil {
+		nw.addr = t.addr
+		return "", nw
+	}
 	if resp.status == http.StatusOK {
 		return string(resp.body), nil
 	}

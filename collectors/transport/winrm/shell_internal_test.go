@@ -35,7 +35,7 @@ func TestReceivePollsWhileRunning(t *testing.T) {
 	defer s.Close()
 	host, port, _ := net.SplitHostPort(s.Addr())
 	p, _ := strconv.Atoi(port)
-	tr, err := New(transport.Config{Kind: transport.WinRM, Host: host, Port: p, User: "u", Password: "p", Auth: "basic"})
+	tr, err := New(transport.Config{Kind: transport.WinRM, Host: host, Port: p, User: "u", Password: "p", Auth: "basic", AllowBasicOverHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,6 +52,7 @@ type winrmTransport struct {
 	auth   string
 	http   *httpClient
 	params *mz.Parameters
+	warn   []string // insecure choices the caller opted into, see Warnings
 
 	mu       sync.Mutex
 	closed   bool
@@ -86,6 +87,15 @@ func New(cfg transport.Config) (transport.Transport, error) {
 	}
 	if cfg.User == "" {
 		return fail(errors.New("no user name"), "pass --user (a local account: Administrator; a domain account: DOMAIN\\user)")
+	}
+	if t.auth == authBasic && !t.https {
+		// Basic puts user:password, base64 only, in the first request's header.
+		if !cfg.AllowBasicOverHTTP {
+			return fail(fmt.Errorf("refusing Basic authentication over plain HTTP: it would send the password to %s in clear", t.addr),
+				"use HTTPS (--transport winrm-https, port 5986), or --winrm-auth ntlm, which never sends the password; "+
+					"or accept the risk with --winrm-allow-basic-over-http")
+		}
+		t.warn = append(t.warn, fmt.Sprintf("WinRM Basic authentication over plain HTTP sends the password to %s in clear (--winrm-allow-basic-over-http); prefer HTTPS (5986) or NTLM", t.addr))
 	}
 	scheme := "http"
 	var tlsConfig *tls.Config
@@ -124,6 +134,12 @@ func New(cfg transport.Config) (transport.Transport, error) {
 	}
 	return t, nil
 }
+
+// Endpoint is the kind and host:port this transport reaches.
+func (t *winrmTransport) Endpoint() (transport.Kind, string) { return t.cfg.Kind, t.addr }
+
+// Warnings are the insecure settings this transport runs with, for the caller to print.
+func (t *winrmTransport) Warnings() []string { return t.warn }
 
 func portOf(cfg transport.Config) int {
 	if cfg.Port != 0 {

@@ -65,7 +65,9 @@ func configFor(t testing.TB, s *fakenode.WinRMServer, auth string) transport.Con
 	host, port, _ := net.SplitHostPort(s.Addr())
 	p, _ := strconv.Atoi(port)
 	cfg := transport.Config{Kind: transport.WinRM, Host: host, Port: p, User: testUser, Password: testPassword,
-		Auth: auth, Timeout: 20 * time.Second}
+		Auth: auth, Timeout: 20 * time.Second,
+		// These tests exercise Basic on the wire; the refusal without the opt-in has its own.
+		AllowBasicOverHTTP: true}
 	if pem := s.CertPEM(); pem != nil {
 		cfg.Kind = transport.WinRMHTTPS
 		cfg.CAFile = filepath.Join(t.TempDir(), "node.pem")
