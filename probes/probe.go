@@ -182,6 +182,7 @@ func Default() *Registry {
 		runtimeService(),
 		reboot{},
 		hnsNetwork{},
+		hnsEndpoints{},
 		kubeProxyNetwork{},
 		routes{},
 		dnsConfig{},

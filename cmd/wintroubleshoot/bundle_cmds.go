@@ -167,7 +167,7 @@ func (o *snapshotOptions) collect(ctx context.Context, progress io.Writer, sess 
 	for n, p := range eng.Params {
 		params[n] = p
 	}
-	for n, p := range evidence.SweepParams(collectors.SnapshotNodeFiles(), map[string]any{evidence.ParamMaxBytes: maxLog, evidence.ParamSince: since}) {
+	for n, p := range evidence.SweepParams(names, map[string]any{evidence.ParamMaxBytes: maxLog, evidence.ParamSince: since}) {
 		params[n] = p
 	}
 	eng.Params = params
