@@ -109,7 +109,7 @@ func firstLine(s string) string {
 // networking while HNS restarts.
 func hnsRestartFix(verify string) *Fix {
 	return &Fix{ID: "restart-hns", Title: "Restart HNS, then kube-proxy", Kind: Manual, Verify: verify, Disruptive: true,
-		Impact: "every pod on the node loses networking until HNS and kube-proxy have rebuilt their state",
+		Impact:   "every pod on the node loses networking until HNS and kube-proxy have rebuilt their state",
 		Commands: []string{"Restart-Service -Name hns -Force", "Restart-Service -Name kube-proxy -Force   # or kubeproxy, by the service's name"},
 		Notes: []string{"repeated crashes: collect `wintroubleshoot snapshot` and microsoft/SDN collectlogs.ps1 for Microsoft support; " +
 			"networkhealth's resolution for a deadlocked HNS is a restart of the computer"}}

@@ -31,8 +31,8 @@ func badBuildTable() []badBuild {
 			sources: []string{"microsoft/Windows-Containers#516", "projectcalico/calico#8529 (comment of 2024-10-16 quoting KB5044281)",
 				"projectcalico/calico#9019"}},
 		{build: 20348, from: 2322, before: 2582, status: Warn,
-			what:  "Windows Server 2022 20348.2322 (March 2024) and later: a Calico user reports lost pod connectivity that 20348.1970 (September 2023) did not have; Microsoft has not confirmed a regression in this range",
-			fixed: "KB5044281 (OS build 20348.2762) or later, which the same thread reports working",
+			what:    "Windows Server 2022 20348.2322 (March 2024) and later: a Calico user reports lost pod connectivity that 20348.1970 (September 2023) did not have; Microsoft has not confirmed a regression in this range",
+			fixed:   "KB5044281 (OS build 20348.2762) or later, which the same thread reports working",
 			sources: []string{"projectcalico/calico#8529"}},
 	}
 }
