@@ -36,7 +36,7 @@ func (hnsEndpoints) Spec() Spec {
 	return Spec{ID: "HNS-ENDPOINTS", Title: "local HNS endpoints belong to this node's pods: none leaked, stuck in removal or duplicated",
 		FM: []string{"FM-14"},
 		Reads: []evidence.Ref{evidence.HNSEndpoints(), evidence.Pods(), evidence.HNSNetworks(), evidence.IPAddresses(),
-			evidence.Processes(), evidence.Services()}}
+			evidence.Processes(), evidence.Services(), evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.Events()}}
 }
 
 // orphan is an endpoint the fix may remove: its ID, address and why.
@@ -124,7 +124,9 @@ func (hnsEndpoints) Check(c C) Finding {
 	if len(orphans) > 0 {
 		f = f.WithFix(removeEndpointsFix(c.id, orphans))
 	}
-	return f
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog(), evidence.KubeProxyLog())
+	lines, paths := logSupport(c.id, ms)
+	return f.With(lines...).Citing(paths...)
 }
 
 // notCollected says where the endpoint list comes from when it is absent.

@@ -194,6 +194,7 @@ func Default() *Registry {
 		podImageBuild{},
 		nodeTaint{},
 		leftovers{},
+		logSignatures{},
 		scheduling{},
 	)
 	if err != nil {
