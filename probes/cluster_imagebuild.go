@@ -110,7 +110,7 @@ func (podImageBuild) Check(c C) Finding {
 		f.Fix = imageBuildFix(c.id, host, hostKnown)
 	}
 	if v.status >= Warn {
-		ms, _, _ := c.scanLogs(false, evidence.KubeletLog())
+		ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
 		lines, paths := logSupport(c.id, ms)
 		f = f.With(lines...).Citing(paths...)
 	}

@@ -38,6 +38,23 @@ func hresults() map[string]string {
 	}
 }
 
+// explainHRESULT looks a code up in both its forms: HCS reports an HRESULT as 0x8037xxxx
+// and the same failure as the NTSTATUS-style 0xC037xxxx (hcsshim lists both families).
+func explainHRESULT(h string) (string, bool) {
+	h = strings.ToLower(h)
+	t := hresults()
+	if why, ok := t[h]; ok {
+		return why, true
+	}
+	for _, pair := range [][2]string{{"0xc037", "0x8037"}, {"0x8037", "0xc037"}} {
+		if rest, ok := strings.CutPrefix(h, pair[0]); ok {
+			why, ok := t[pair[1]+rest]
+			return why, ok
+		}
+	}
+	return "", false
+}
+
 // hnsCrash says whether an SCM event is the HNS service terminating unexpectedly. The
 // message is localized, so the ID decides and the service name confirms (its display
 // name "Host Network Service", or the short name in brackets on newer builds).
@@ -77,7 +94,7 @@ func (hnsEvents) Check(c C) Finding {
 			}
 			line := fmt.Sprintf("%s %s event %d: %s", e.TimeCreated, e.ProviderName, e.Id, firstLine(string(e.Message)))
 			for _, h := range hresultRe.FindAllString(string(e.Message), -1) {
-				if why, ok := hresults()[strings.ToLower(h)]; ok {
+				if why, ok := explainHRESULT(h); ok {
 					line += " [" + h + " = " + why + "]"
 				}
 			}

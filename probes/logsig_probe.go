@@ -23,13 +23,14 @@ func (logSignatures) Spec() Spec {
 			evidence.Events()}}
 }
 
-// citedBy says which files each citing probe scans for its own signatures: a match in
-// one of them is in that probe's finding when it fails.
+// citedBy says which files each citing probe scans with logSupport: a match in one of
+// them is in that probe's finding when it fails (TestLogSignaturesAreCited holds them
+// to it).
 func citedBy() map[string][]string {
 	return map[string][]string{
 		"HNS-ENDPOINTS":   {evidence.FileKubeletLog, evidence.FileKubeProxyLog, evidence.PathEvents},
 		"HNS-KPROXY-NET":  {evidence.FileKubeProxyLog},
-		"POD-IMAGE-BUILD": {evidence.PathEvents, evidence.FileKubeletLog}, // events: its own mismatch messages
+		"POD-IMAGE-BUILD": {evidence.PathEvents, evidence.FileKubeletLog},
 		"IMG-PAUSE-BUILD": {evidence.FileKubeletLog, evidence.PathEvents},
 		"NODE-IP":         {evidence.FileKubeletLog},
 	}
