@@ -187,6 +187,7 @@ func Default() *Registry {
 		hnsEndpoints{},
 		hnsEvents{},
 		kubeProxyNetwork{},
+		serviceLBs{},
 		routes{},
 		dnsConfig{},
 		pauseImage{},
