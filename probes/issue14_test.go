@@ -3,6 +3,7 @@ package probes
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,3 +157,44 @@ func TestSignatureWordings(t *testing.T) {
 		t.Errorf("noise: %d matches, %d ignored, read %v", len(ms), ignored, read)
 	}
 }
+
+func TestServiceLBs(t *testing.T) {
+	services := `{"kind":"List","apiVersion":"v1","items":[` +
+		`{"apiVersion":"v1","kind":"Service","metadata":{"name":"kube-dns","namespace":"kube-system"},"spec":{"clusterIP":"10.96.0.10","selector":{"k8s-app":"kube-dns"},"ports":[{"port":53,"protocol":"UDP"},{"port":53,"protocol":"TCP"}]}},` +
+		`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default"},"spec":{"clusterIP":"10.96.1.1","selector":{"app":"web"},"ports":[{"port":80,"protocol":"TCP"}]}}]}`
+	elb := func(id, vip string, proto, port int, src string, refs ...string) string {
+		r := make([]string, len(refs))
+		for i, x := range refs {
+			r[i] = `"/endpoints/` + strings.ToLower(x) + `"`
+		}
+		return `{"ID":"` + id + `","Policies":[{"Type":"ELB","VIPs":["` + vip + `"],"Protocol":` + itoa(proto) + `,"InternalPort":` + itoa(port) +
+			`,"ExternalPort":` + itoa(port) + `,"SourceVIP":"` + src + `"}],"References":[` + strings.Join(r, ",") + `]}`
+	}
+	ev := func(policies string) map[string]string {
+		return map[string]string{
+			"cluster/services.json":            services,
+			"nodes/win-1/processes.json":       `[{"Name":"kube-proxy.exe","CommandLine":"kube-proxy.exe"}]`,
+			"nodes/win-1/kube-proxy.log":       "",
+			"nodes/win-1/hns-endpoints.json":   `[{"ID":"DNS1","IPAddress":"10.244.0.5","IsRemoteEndpoint":true},{"ID":"VIP","IPAddress":"10.244.2.2"}]`,
+			"nodes/win-1/hns-policylists.json": policies,
+		}
+	}
+	dnsUDP := elb("U", "10.96.0.10", 17, 53, "10.244.2.2", "DNS1")
+	dnsTCP := elb("T", "10.96.0.10", 6, 53, "10.244.2.2", "DNS1")
+	web := elb("W", "10.96.1.1", 6, 80, "10.244.2.2", "DNS1")
+	clOne(t, serviceLBs{}, "win-1", clEv(ev("["+dnsUDP+","+dnsTCP+","+web+"]")), Pass, "the DNS VIP 10.96.0.10 on UDP and TCP 53")
+	f := clOne(t, serviceLBs{}, "win-1", clEv(ev("["+dnsTCP+","+web+"]")), Fail, "no load balancer for the DNS VIP 10.96.0.10 UDP/53")
+	if f.Fix == nil || f.Fix.Verify != "SVC-LB-POLICY" {
+		t.Errorf("fix %+v", f.Fix)
+	}
+	clOne(t, serviceLBs{}, "win-1", clEv(ev("["+dnsUDP+","+dnsTCP+"]")), Warn, "Service default/web: no load balancer for 10.96.1.1 TCP/80")
+	clOne(t, serviceLBs{}, "win-1", clEv(ev("["+dnsUDP+","+dnsTCP+","+elb("W", "10.96.1.1", 6, 80, "10.244.2.2", "GONE")+"]")), Fail,
+		"balances over endpoint GONE, which does not exist")
+	clOne(t, serviceLBs{}, "win-1", clEv(ev("["+elb("U", "10.96.0.10", 17, 53, "10.244.2.9", "DNS1")+","+dnsTCP+","+web+"]")), Fail,
+		"source VIP 10.244.2.9 has no local endpoint")
+	stopped := ev("[]")
+	stopped["nodes/win-1/processes.json"] = `[]`
+	clOne(t, serviceLBs{}, "win-1", clEv(stopped), Skip, "kube-proxy is not running")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
