@@ -50,3 +50,15 @@ func TestHNSState(t *testing.T) {
 		t.Error("an error message decoded as events")
 	}
 }
+
+func FuzzHNSState(f *testing.F) {
+	f.Add([]byte(`[{"ID":"A","IPAddress":"10.0.0.1","IsRemoteEndpoint":"True","State":3,"RemoveProcessingStartTime":1}]`))
+	f.Add([]byte(`{"ID":"L","Policies":[{"Type":"ELB","VIPs":"10.96.0.10","Protocol":17}],"References":"/endpoints/x"}`))
+	f.Add([]byte(`{"DeviceID":"C:","FreeSpace":"1","Size":2}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = DecodeHNSEndpoints("f", b)
+		_, _ = DecodeHNSPolicyLists("f", b)
+		_, _ = DecodeDisks("f", b)
+		_, _ = DecodeWinEvents("f", b)
+	})
+}
