@@ -26,11 +26,16 @@ func (hnsEvents) Spec() Spec {
 		FM: []string{"FM-18"}, Reads: []evidence.Ref{evidence.EventsSCM(), evidence.EventsHNS()}}
 }
 
-// hresults explains the HCS codes seen in event messages, by lower-case hex.
+// hresults explains the HCS codes seen in event messages, by lower-case hex: the
+// HCS_E_* HRESULTs of the Windows SDK (computecore.h) and the ERROR_VMCOMPUTE_* codes
+// golang.org/x/sys/windows (zerrors_windows.go) and hcsshim list; each form only where a
+// source names it.
 func hresults() map[string]string {
 	return map[string]string{
 		"0x80370100": "HCS_E_TERMINATED_DURING_START: the container exited while starting",
 		"0x80370101": "HCS_E_IMAGE_MISMATCH: the container OS does not match the host OS (process isolation needs the same build)",
+		"0xc0370101": "ERROR_VMCOMPUTE_IMAGE_MISMATCH: the container OS does not match the host OS",
+		"0x80370106": "HCS_E_UNEXPECTED_EXIT: the container exited unexpectedly",
 		"0x80370102": "HCS_E_HYPERV_NOT_INSTALLED: Hyper-V isolation needs the Hyper-V feature",
 		"0xc0370106": "ERROR_VMCOMPUTE_UNEXPECTED_EXIT: the compute system exited unexpectedly",
 		"0xc0370109": "ERROR_VMCOMPUTE_TIMEOUT: the HCS call timed out (vmcompute overloaded or hung)",
@@ -38,21 +43,10 @@ func hresults() map[string]string {
 	}
 }
 
-// explainHRESULT looks a code up in both its forms: HCS reports an HRESULT as 0x8037xxxx
-// and the same failure as the NTSTATUS-style 0xC037xxxx (hcsshim lists both families).
+// explainHRESULT looks a code up, whatever its case.
 func explainHRESULT(h string) (string, bool) {
-	h = strings.ToLower(h)
-	t := hresults()
-	if why, ok := t[h]; ok {
-		return why, true
-	}
-	for _, pair := range [][2]string{{"0xc037", "0x8037"}, {"0x8037", "0xc037"}} {
-		if rest, ok := strings.CutPrefix(h, pair[0]); ok {
-			why, ok := t[pair[1]+rest]
-			return why, ok
-		}
-	}
-	return "", false
+	why, ok := hresults()[strings.ToLower(h)]
+	return why, ok
 }
 
 // hnsCrash says whether an SCM event is the HNS service terminating unexpectedly. The

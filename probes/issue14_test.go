@@ -115,7 +115,7 @@ func TestHNSEvents(t *testing.T) {
 	if f.Fix == nil || !f.Fix.Disruptive {
 		t.Errorf("an HNS restart is disruptive: %+v", f.Fix)
 	}
-	clOne(t, hnsEvents{}, "win-1", clEv(ev(other, hcs)), Warn, "1 Host Compute Service error(s)", "HCS_E_IMAGE_MISMATCH")
+	clOne(t, hnsEvents{}, "win-1", clEv(ev(other, hcs)), Warn, "1 Host Compute Service error(s)", "ERROR_VMCOMPUTE_IMAGE_MISMATCH")
 	clOne(t, hnsEvents{}, "win-1", clEv(ev("[]", "[]")), Pass, "no HNS crash among 0")
 	clOne(t, hnsEvents{}, "win-1", clEv(map[string]string{"nodes/win-1/winevent-scm.json": "[]"}), Pass, "HCS events not judged")
 }
