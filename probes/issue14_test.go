@@ -192,6 +192,9 @@ func TestServiceLBs(t *testing.T) {
 		"balances over endpoint GONE, which does not exist")
 	clOne(t, serviceLBs{}, "win-1", clEv(ev("["+elb("U", "10.96.0.10", 17, 53, "10.244.2.9", "DNS1")+","+dnsTCP+","+web+"]")), Fail,
 		"source VIP 10.244.2.9 has no local endpoint")
+	stale := ev("[" + dnsUDP + "," + dnsTCP + "," + web + "]")
+	stale["nodes/win-1/hns-networks.json"] = `[{"Name":"vxlan0","Type":"Overlay","Subnets":[{"AddressPrefix":"10.244.3.0/24"}]}]`
+	clOne(t, serviceLBs{}, "win-1", clEv(stale), Fail, "source VIP 10.244.2.2 is outside the node's pod network (10.244.3.0/24)")
 	stopped := ev("[]")
 	stopped["nodes/win-1/processes.json"] = `[]`
 	clOne(t, serviceLBs{}, "win-1", clEv(stopped), Skip, "kube-proxy is not running")

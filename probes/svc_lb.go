@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ func (serviceLBs) Spec() Spec {
 	return Spec{ID: "SVC-LB-POLICY", Title: "kube-proxy's load balancers: DNS VIP on UDP and TCP 53, each ClusterIP port, no stale backends",
 		FM: []string{"FM-20", "FM-14"},
 		Reads: []evidence.Ref{evidence.HNSPolicies(), evidence.HNSEndpoints(), evidence.ClusterServices(), evidence.Processes(),
-			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods()}}
+			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks()}}
 }
 
 // lbKey is one load balancer: VIP, protocol number and service port.
@@ -148,6 +149,12 @@ func (serviceLBs) Check(c C) Finding {
 				fails = append(fails, fmt.Sprintf("the load balancers' source VIP %s has no local endpoint: overlay Service traffic cannot be SNATed", vip))
 			}
 		}
+		if len(sourceVIPs) > 0 {
+			if why, path := c.sourceVIPOutside(sourceVIPs); why != "" {
+				fails = append(fails, why)
+				cites = append(cites, path)
+			}
+		}
 	} else {
 		warns = append(warns, "endpoints not cross-checked: "+epBad.Summary)
 	}
@@ -161,6 +168,39 @@ func (serviceLBs) Check(c C) Finding {
 		return c.Warn(warns[0], cites...).With(append([]string{facts}, warns[1:]...)...)
 	}
 	return c.Pass(facts+"; the DNS VIP "+dnsIP+" on UDP and TCP 53", cites...)
+}
+
+// sourceVIPOutside says which source VIP lies outside every pod network of the node (a
+// SourceVip.json left from before a rejoin: DOMAIN.md FM-13), with the path it read.
+func (c C) sourceVIPOutside(vips map[string]bool) (string, string) {
+	nets, ok := optional(c, evidence.HNSNetworks())
+	if !ok {
+		return "", ""
+	}
+	var pfxs []string
+	for vip := range vips {
+		addr, err := netip.ParseAddr(vip)
+		if err != nil {
+			continue
+		}
+		inside := false
+		for _, n := range nets {
+			if isHostOnly(n) {
+				continue
+			}
+			for _, p := range n.Prefixes() {
+				if pfx, ok := prefix(p); ok {
+					pfxs = append(pfxs, p)
+					inside = inside || pfx.Contains(addr)
+				}
+			}
+		}
+		if !inside && len(pfxs) > 0 {
+			return fmt.Sprintf("the load balancers' source VIP %s is outside the node's pod network (%s): a stale SourceVip.json from before a rejoin",
+				vip, strings.Join(pfxs, ", ")), c.Path(evidence.HNSNetworks())
+		}
+	}
+	return "", ""
 }
 
 // noReadyBackend says whether cluster/pods.json holds pods the Service selects and none
