@@ -83,7 +83,7 @@ type nodeIP struct{}
 
 func (nodeIP) Spec() Spec {
 	return Spec{ID: "NODE-IP", Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.IPAddresses()}}
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.IPAddresses(), evidence.KubeletLog()}}
 }
 
 // internalAdapter says why an address is not a cluster-facing one ("" if it may be).
@@ -159,8 +159,9 @@ func (nodeIP) Check(c C) Finding {
 		},
 		Notes: []string{"the SDN scripts pass Get-MgmtIpAddress; sig-windows-tools takes NODE_IP",
 			"routes to this node's podCIDR on the other nodes use the InternalIP: re-check NET-ROUTES on them afterwards"}}
-	f = f.Citing(cites...)
-	return f
+	ms, _, _ := c.scanLogs(false, evidence.KubeletLog())
+	lines, paths := logSupport(c.id, ms)
+	return f.Citing(cites...).With(lines...).Citing(paths...)
 }
 
 func findAddr(ips []decode.IPAddress, ip string) (decode.IPAddress, bool) {

@@ -19,7 +19,7 @@ type podImageBuild struct{}
 
 func (podImageBuild) Spec() Spec {
 	return Spec{ID: "POD-IMAGE-BUILD", Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
 }
 
 // osMismatchSigns are the runtime's words for an image built for another OS or build.
@@ -108,6 +108,11 @@ func (podImageBuild) Check(c C) Finding {
 	f := c.Judge(v.status, v.summary(fmt.Sprintf("%d pod(s): no image names another Windows build, no OS-mismatch errors", len(mine))), v.cites...).With(v.details...)
 	if v.status >= Warn && (windowsFault || v.status == Warn) {
 		f.Fix = imageBuildFix(c.id, host, hostKnown)
+	}
+	if v.status >= Warn {
+		ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
+		lines, paths := logSupport(c.id, ms)
+		f = f.With(lines...).Citing(paths...)
 	}
 	return f
 }

@@ -49,7 +49,9 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	if target != "" {
 		f.Fix = kubeProxyNetworkFix(c, c.id, target)
 	}
-	return f
+	ms, _, _ := c.scanLogs(false, evidence.KubeProxyLog())
+	lines, paths := logSupport(c.id, ms)
+	return f.With(lines...).Citing(paths...)
 }
 
 func kubeProxyNetworkFix(c C, verify, network string) *Fix {

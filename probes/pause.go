@@ -189,7 +189,8 @@ type pauseBuild struct{}
 
 func (pauseBuild) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE-BUILD", Title: "pause image build matches the host", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
+		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(),
+			evidence.KubeletLog(), evidence.Events()}}
 }
 
 func (pauseBuild) Check(c C) Finding {
@@ -222,5 +223,7 @@ func (pauseBuild) Check(c C) Finding {
 		fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion),
 		"process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
 	f.Fix = multiArchFix(c.id, sb)
-	return f
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
+	lines, paths := logSupport(c.id, ms)
+	return f.With(lines...).Citing(paths...)
 }

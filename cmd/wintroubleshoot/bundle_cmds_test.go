@@ -111,12 +111,12 @@ func TestSnapshotEndToEnd(t *testing.T) {
 		t.Errorf("manifest node = %+v", n)
 	}
 	for p, status := range map[string]string{
-		"nodes/win-1/" + collectors.NodeLogKubelet: bundle.StatusOK,
-		"nodes/win-1/" + collectors.NodeRoutes:     bundle.StatusOK,
-		"nodes/win-1/" + collectors.NodeDisk:       bundle.StatusError, // the scenario has none
-		collectors.BundleFindings:                  bundle.StatusOK,
-		collectors.BundleReport:                    bundle.StatusOK,
-		collectors.BundleAudit:                     bundle.StatusOK,
+		"nodes/win-1/" + collectors.NodeLogKubelet:  bundle.StatusOK,
+		"nodes/win-1/" + collectors.NodeRoutes:      bundle.StatusOK,
+		"nodes/win-1/" + collectors.NodeLogFlanneld: bundle.StatusError, // the scenario has none
+		collectors.BundleFindings:                   bundle.StatusOK,
+		collectors.BundleReport:                     bundle.StatusOK,
+		collectors.BundleAudit:                      bundle.StatusOK,
 	} {
 		if it, ok := m.Item(p); !ok || it.Status != status {
 			t.Errorf("item %s = %+v, want status %s", p, it, status)

@@ -39,7 +39,7 @@ func TestKeysDeclaredOnce(t *testing.T) {
 }
 
 func TestSweepParams(t *testing.T) {
-	got := SweepParams(append(SnapshotNodeFiles(), FileHost), map[string]any{ParamMaxBytes: int64(1 << 20), ParamSince: "2026-01-01T00:00:00Z"})
+	got := SweepParams(append(SnapshotNodeFiles(), FileEventsSCM, FileEventsHNS, FileHost), map[string]any{ParamMaxBytes: int64(1 << 20), ParamSince: "2026-01-01T00:00:00Z"})
 	want := map[string]map[string]any{}
 	for _, n := range []string{FileLogKubelet, FileLogKubeProxy, FileLogRuntime, FileLogFlanneld, FileLogStartup} {
 		want[n] = map[string]any{ParamMaxBytes: int64(1 << 20), ParamSince: "2026-01-01T00:00:00Z"}
@@ -87,7 +87,7 @@ func TestGet(t *testing.T) {
 	if err1 == nil || err1 != err2 {
 		t.Errorf("broken file: %v then %v", err1, err2)
 	}
-	if !slices.Contains(SnapshotNodeFiles(), FileDisk) || slices.Contains(SnapshotNodeFiles(), FileHost) {
+	if !slices.Contains(SnapshotNodeFiles(), FileLogKubelet) || slices.Contains(SnapshotNodeFiles(), FileHost) {
 		t.Errorf("snapshot files %v", SnapshotNodeFiles())
 	}
 }

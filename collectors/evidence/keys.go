@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
@@ -14,11 +13,6 @@ const (
 	FileLogRuntime   = "log-runtime.log"
 	FileLogFlanneld  = "log-flanneld.log"
 	FileLogStartup   = "log-startup.log"
-	FileEventsSCM    = "winevent-scm.json"
-	FileEventsHNS    = "winevent-hns.json"
-	FileHNSEndpoints = "hns-endpoints.json"
-	FileHNSPolicies  = "hns-policylists.json"
-	FileDisk         = "disk.json"
 )
 
 // Sweep parameters a snippet may declare. The log snippets cap what they return and
@@ -32,11 +26,6 @@ const (
 func logKey(name, paths string) Key[[]byte] {
 	return NodeKey(name, decode.Text, Meta{SnapshotOnly: true, Params: []string{ParamMaxBytes, ParamSince},
 		Command: "the newest log of " + paths + ", its last MaxBytes bytes", Format: "text"})
-}
-
-// jsonKey is a JSON document a snapshot collects for the support engineer to read.
-func jsonKey(name, command string, params ...string) Key[[]json.RawMessage] {
-	return NodeKey(name, decode.Values, Meta{SnapshotOnly: true, Params: params, Command: command, Format: "JSON"})
 }
 
 // LogKubelet and the keys after it are what only a snapshot collects.
@@ -55,21 +44,6 @@ func LogFlanneld() Key[[]byte] {
 func LogStartup() Key[[]byte] {
 	return logKey(FileLogStartup, "`C:\\var\\log\\startup.log` (Anthos), `C:\\AzureData\\CustomDataSetupScript.log` (AKS)")
 }
-func EventsSCM() Key[[]json.RawMessage] {
-	return jsonKey(FileEventsSCM, "`Get-WinEvent` of the System log, provider Service Control Manager, since Since", ParamSince)
-}
-func EventsHNS() Key[[]json.RawMessage] {
-	return jsonKey(FileEventsHNS, "`Get-WinEvent` of the Host-Network-Service and Hyper-V-Compute logs, since Since", ParamSince)
-}
-func HNSEndpoints() Key[[]json.RawMessage] {
-	return jsonKey(FileHNSEndpoints, "`Get-HnsEndpoint | ConvertTo-Json -Depth 8`")
-}
-func HNSPolicies() Key[[]json.RawMessage] {
-	return jsonKey(FileHNSPolicies, "`Get-HnsPolicyList | ConvertTo-Json -Depth 8`")
-}
-func Disk() Key[[]json.RawMessage] {
-	return jsonKey(FileDisk, "`Get-CimInstance Win32_LogicalDisk -Filter \"DeviceID='C:'\"` as `{DeviceID, FreeSpace, Size}`")
-}
 
 // All is every key, in the order the contract table shows them: cluster, node, then
 // what only a snapshot collects. Every list of evidence names derives from it.
@@ -77,8 +51,7 @@ func All() []Ref { return slices.Concat(clusterKeys(), nodeKeys(), snapshotKeys(
 
 // snapshotKeys are the keys of this file, in table order.
 func snapshotKeys() []Ref {
-	return []Ref{LogKubelet(), LogKubeProxy(), LogRuntime(), LogFlanneld(), LogStartup(),
-		EventsSCM(), EventsHNS(), HNSEndpoints(), HNSPolicies(), Disk()}
+	return []Ref{LogKubelet(), LogKubeProxy(), LogRuntime(), LogFlanneld(), LogStartup()}
 }
 
 // NodeKeys are the node keys; snapshot tells whether to list those only a snapshot

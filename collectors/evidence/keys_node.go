@@ -6,8 +6,20 @@ import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 // file is a key function here, one entry in this list, and its snippet of the same name.
 func nodeKeys() []Ref {
 	return []Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
-		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog()}
+		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
+		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}
 }
+
+// Node evidence the live sweep collects since the HNS, resource and event probes read
+// it (issue 14). Older snapshots carried it for people to read; evidence collected
+// before this version lacks it outside snapshots, and the probes skip then.
+const (
+	FileHNSEndpoints = "hns-endpoints.json"
+	FileHNSPolicies  = "hns-policylists.json"
+	FileDisk         = "disk.json"
+	FileEventsSCM    = "winevent-scm.json"
+	FileEventsHNS    = "winevent-hns.json"
+)
 
 // Host is nodes/<node>/host.json.
 func Host() Key[decode.Host] {
@@ -110,5 +122,47 @@ func KubeletLog() Key[[]byte] {
 	return NodeKey(FileKubeletLog, decode.Text, Meta{
 		Command: "the same for `kubelet`",
 		Format:  "text (klog)",
+	})
+}
+
+// HNSEndpoints is nodes/<node>/hns-endpoints.json.
+func HNSEndpoints() Key[[]decode.HNSEndpoint] {
+	return NodeKey(FileHNSEndpoints, decode.DecodeHNSEndpoints, Meta{
+		Command: "`ConvertTo-Json -InputObject @(Get-HnsEndpoint) -Depth 8` (imports `C:\\k\\hns.v2.psm1` or `C:\\k\\hns.psm1` when the cmdlet is missing)",
+		Format:  "list of HNS v1 endpoints: `ID`, `Name`, `IPAddress`, `IsRemoteEndpoint`, `State`, `RemoveProcessingStartTime`, `VirtualNetworkName`",
+	})
+}
+
+// HNSPolicies is nodes/<node>/hns-policylists.json.
+func HNSPolicies() Key[[]decode.HNSPolicyList] {
+	return NodeKey(FileHNSPolicies, decode.DecodeHNSPolicyLists, Meta{
+		Command: "`ConvertTo-Json -InputObject @(Get-HnsPolicyList) -Depth 8`",
+		Format:  "list of policy lists: `ID`, `Policies[]` (`Type` ELB, `VIPs`, `Protocol` 6/17, `InternalPort`, `ExternalPort`, `SourceVIP`), `References` (`/endpoints/<id>`)",
+	})
+}
+
+// Disk is nodes/<node>/disk.json.
+func Disk() Key[[]decode.Disk] {
+	return NodeKey(FileDisk, decode.DecodeDisks, Meta{
+		Command: "`Get-CimInstance Win32_LogicalDisk -Filter \"DeviceID='C:'\"` as `{DeviceID, FreeSpace, Size}`",
+		Format:  "one object (or a list of them), sizes in bytes",
+	})
+}
+
+// EventsSCM is nodes/<node>/winevent-scm.json. The live sweep takes the last 24 hours
+// (the snippet's default, at most 2000 events) under its per-snippet time limit; a
+// snapshot passes --since.
+func EventsSCM() Key[[]decode.WinEvent] {
+	return NodeKey(FileEventsSCM, decode.DecodeWinEvents, Meta{Params: []string{ParamSince},
+		Command: "`Get-WinEvent` of the System log, provider Service Control Manager, since Since (default: 24 hours)",
+		Format:  "list of `{TimeCreated, Id, Level, LevelDisplayName, ProviderName, Message}`; `[]` when there are none",
+	})
+}
+
+// EventsHNS is nodes/<node>/winevent-hns.json.
+func EventsHNS() Key[[]decode.WinEvent] {
+	return NodeKey(FileEventsHNS, decode.DecodeWinEvents, Meta{Params: []string{ParamSince},
+		Command: "`Get-WinEvent` of the Host-Network-Service and Hyper-V-Compute Admin and Operational logs, since Since (default: 24 hours)",
+		Format:  "list of `{TimeCreated, Id, Level, LevelDisplayName, LogName, ProviderName, Message}`; `[]` when there are none",
 	})
 }

@@ -92,7 +92,7 @@ func (s *Session) collectSnapshot(ctx context.Context, opt SnapshotOptions, now 
 		params[n] = p
 	}
 	// Each key declares the parameters its snippet takes.
-	for n, p := range evidence.SweepParams(collectors.SnapshotNodeFiles(), map[string]any{evidence.ParamMaxBytes: opt.MaxLog, evidence.ParamSince: since}) {
+	for n, p := range evidence.SweepParams(names, map[string]any{evidence.ParamMaxBytes: opt.MaxLog, evidence.ParamSince: since}) {
 		params[n] = p
 	}
 	eng.Params = params

@@ -1,0 +1,146 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+)
+
+// knownBadBuilds (HOST-KNOWN-BUILD): the host's cumulative update is not one reported to
+// break container networking or HNS. The table holds only entries whose build numbers
+// the sources state; a build outside it passes ("not known bad"), not "known good".
+type knownBadBuilds struct{}
+
+// badBuild is a range of update build revisions (UBR) of one Windows build that a
+// source reports broken, and the first revision that fixes it.
+type badBuild struct {
+	build        uint16
+	from, before int64 // UBR range [from, before)
+	status       Status
+	what         string
+	fixed        string // the update to move to
+	sources      []string
+}
+
+// badBuildTable is the sourced table. Each row's numbers come from the sources it cites.
+func badBuildTable() []badBuild {
+	return []badBuild{
+		{build: 20348, from: 2582, before: 2762, status: Fail,
+			what:  "Windows Server 2022 July 2024 update KB5040437 (20348.2582) and later ones until October 2024: pod networking breaks (no external reach, pods unreachable from pods and Services), seen with Calico VXLAN and on AKS",
+			fixed: "KB5044281 (October 8, 2024, OS build 20348.2762), whose notes list \"Fixed: Container networking on Kubernetes might not work as you expect\"",
+			sources: []string{"microsoft/Windows-Containers#516", "projectcalico/calico#8529 (comment of 2024-10-16 quoting KB5044281)",
+				"projectcalico/calico#9019"}},
+		{build: 20348, from: 2322, before: 2582, status: Warn,
+			what:    "Windows Server 2022 20348.2322 (March 2024) and later: a Calico user reports lost pod connectivity that 20348.1970 (September 2023) did not have; Microsoft has not confirmed a regression in this range",
+			fixed:   "KB5044281 (OS build 20348.2762) or later, which the same thread reports working",
+			sources: []string{"projectcalico/calico#8529"}},
+	}
+}
+
+func (knownBadBuilds) Spec() Spec {
+	return Spec{ID: "HOST-KNOWN-BUILD", Title: "the host's cumulative update is not one reported to break container networking",
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host()}}
+}
+
+func (knownBadBuilds) Check(c C) Finding {
+	host, p, bad := need(c, evidence.Host())
+	if bad != nil {
+		return *bad
+	}
+	build, err := host.Build()
+	if err != nil {
+		return c.Skip(fmt.Sprintf("host.json has no readable CurrentBuild (%q)", host.CurrentBuild), p)
+	}
+	ubr := int64(host.UBR)
+	for _, b := range badBuildTable() {
+		if b.build != build || ubr < b.from || ubr >= b.before {
+			continue
+		}
+		return c.Judge(b.status, fmt.Sprintf("build %s is in a range reported to break container networking", host.Version()), p).
+			With("reported: "+b.what, "fixed by: "+b.fixed).
+			With(prefixAll("source: ", b.sources)...).
+			WithFix(&Fix{ID: "update-host", Title: "Install the fixing cumulative update (drain, update, restart)", Kind: Manual,
+				Verify: c.id, Disruptive: true, Impact: "the node's pods are evicted and the node restarts",
+				Commands: []string{
+					"kubectl drain " + c.node + " --ignore-daemonsets --delete-emptydir-data",
+					"install " + b.fixed + " or a later cumulative update, then Restart-Computer   # on the node",
+					"kubectl uncordon " + c.node,
+				},
+				Notes: []string{"until then, uninstalling the breaking update restores networking (microsoft/Windows-Containers#516)"}})
+	}
+	return c.Pass(fmt.Sprintf("build %s is not in the table of updates known to break container networking", host.Version()), p)
+}
+
+func prefixAll(p string, ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = p + s
+	}
+	return out
+}
+
+// hostDisk (HOST-DISK): the system volume C: has room (FM-28). On Windows nodes the
+// kubelet's root, containerd's root (C:\ProgramData\containerd) and Docker's
+// (C:\ProgramData\docker) all default to C:, so it is the nodefs and the imagefs at once.
+//
+// Thresholds are the kubelet's own defaults ("Node-pressure Eviction",
+// https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/):
+// below 10% free (nodefs.available) the kubelet reports DiskPressure and evicts pods;
+// below 15% (imagefs.available, and imageGCHighThresholdPercent 85) it garbage-collects
+// images and evicts. The EKS log collector refuses to run below 30% free (DOMAIN.md
+// FM-28), so a support bundle may not be collectable either. Memory and pagefile commit are not judged: host.json does not
+// carry them.
+type hostDisk struct{}
+
+const (
+	diskEvictPct = 10
+	diskGCPct    = 15
+	diskBundle   = 30
+)
+
+func (hostDisk) Spec() Spec {
+	return Spec{ID: "HOST-DISK", Title: "the system volume has more free space than the kubelet's eviction thresholds",
+		FM: []string{"FM-28"}, Reads: []evidence.Ref{evidence.Disk()}}
+}
+
+func (hostDisk) Check(c C) Finding {
+	disks, p, bad := need(c, evidence.Disk())
+	if bad != nil {
+		return c.notCollected(p, bad)
+	}
+	for _, d := range disks {
+		if !strings.EqualFold(string(d.DeviceID), "C:") {
+			continue
+		}
+		if d.Size <= 0 {
+			return c.Skip("disk.json has no size for C:", p)
+		}
+		pct := float64(d.FreeSpace) * 100 / float64(d.Size)
+		facts := fmt.Sprintf("C: %.1f GiB free of %.1f GiB (%.0f%%)", gib(int64(d.FreeSpace)), gib(int64(d.Size)), pct)
+		fix := diskFix(c.id)
+		switch {
+		case pct < diskEvictPct:
+			return c.Fail(facts, p).With(
+				fmt.Sprintf("below the kubelet's nodefs.available<%d%% hard eviction threshold: the node reports DiskPressure and evicts pods", diskEvictPct)).WithFix(fix)
+		case pct < diskGCPct:
+			return c.Warn(facts, p).With(
+				fmt.Sprintf("below the kubelet's imagefs.available<%d%% threshold: it garbage-collects images and evicts pods", diskGCPct)).WithFix(fix)
+		case pct < diskBundle:
+			return c.Pass(facts, p).With(fmt.Sprintf("below %d%%: the EKS log collector refuses to run", diskBundle))
+		}
+		return c.Pass(facts, p)
+	}
+	return c.Skip("disk.json has no C: drive", p)
+}
+
+func gib(b int64) float64 { return float64(b) / (1 << 30) }
+
+func diskFix(verify string) *Fix {
+	return &Fix{ID: "free-disk", Title: "Free space on C: (unused images, crash dumps, old logs)", Kind: Manual, Verify: verify,
+		Commands: []string{
+			"crictl rmi --prune   # containerd; docker image prune -a on Docker nodes (both list what they remove)",
+			"Remove-Item C:\\Windows\\Minidump\\*, C:\\ProgramData\\Microsoft\\Windows\\WER\\ReportArchive\\* -Recurse   # crash dumps and reports",
+		},
+		Notes: []string{"lower the kubelet's imageGCHighThresholdPercent/imageGCLowThresholdPercent if images keep filling the disk (DOMAIN.md FM-28)"}}
+}

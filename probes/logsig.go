@@ -1,0 +1,172 @@
+package probes
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+)
+
+// signature is a log line or event message known to come with one failure. Probe names
+// the probe whose finding it supports: that probe cites the line as its evidence
+// (logSupport), and LOG-SIGNATURES reports it under that probe's ID instead of as a
+// failure of its own.
+type signature struct {
+	id    string
+	re    string // case-insensitive
+	probe string // the probe it supports; "" when the line is LOG-SIGNATURES' own finding
+	// sandbox, when set, is the probe it supports instead when the line is about the
+	// pod sandbox (the pause container) rather than a workload container.
+	sandbox string
+	means   string
+	source  string // where the wording comes from, per version where it changed
+}
+
+// signatures is the table. Wordings are quoted from the code that prints them.
+func signatures() []signature {
+	return []signature{
+		{id: "kube-proxy-network-missing", re: `unable to find hns network specified`, probe: "HNS-KPROXY-NET",
+			means: "kube-proxy cannot find the HNS network it was told to use: Services do not work on this node",
+			source: "kubernetes pkg/proxy/winkernel/proxier.go: \"Unable to find Hns Network specified by %s. Please check environment variable KUBE_NETWORK\" (older releases, kubernetes/kubernetes#79515), " +
+				"\"Unable to find HNS Network specified by %s. Please check network name and CNI deployment\" (v1.15-v1.20), " +
+				"klog.ErrorS \"Unable to find HNS Network specified. Please check network name and CNI deployment\" (v1.21-v1.24), " +
+				"\"Unable to find HNS Network specified, please check network name and CNI deployment\" hnsNetworkName=… (later)"},
+		{id: "hns-object-exists", re: `hnsCall failed in Win32: The object already exists\. \(0x1392\)`, probe: "HNS-ENDPOINTS",
+			means:  "HNS refused to create or tear down an endpoint because one with that name/IP still exists (ERROR_OBJECT_ALREADY_EXISTS, 5010): a leftover endpoint",
+			source: "hcsshim's HNS call error (\"hnsCall failed in Win32: <message> (0x<code>)\", the form microsoft/hcsshim's hcserror prints), as the CNI plugins pass it to the kubelet; winerror.h ERROR_OBJECT_ALREADY_EXISTS = 5010 = 0x1392; endpoint leaks: kubernetes/kubernetes#68511"},
+		{id: "hcn-network-exists", re: `0x803b0010`, probe: "HNS-NETWORK",
+			means:  "HCN_E_NETWORK_ALREADY_EXISTS: the CNI or flanneld tried to create a network that exists; harmless when the network is then found, else a half-created network",
+			source: "Windows SDK computenetwork.h HCN_E_NETWORK_ALREADY_EXISTS 0x803B0010 (CNIs treat it as \"created\")"},
+		{id: "ipam-exhausted", re: `no IP addresses available in range set`,
+			means:  "host-local IPAM has no free address in the node's range: reservations of pods that are gone hold them (no other probe reads the IPAM store, so this line is the finding)",
+			source: "containernetworking/plugins plugins/ipam/host-local/backend/allocator: \"no IP addresses available in range set: %s\""},
+		{id: "node-ip-invalid", re: `failed to validate nodeIP`, probe: "NODE-IP",
+			means:  "the kubelet's --node-ip is not an address of the host: node status updates fail",
+			source: "kubernetes pkg/kubelet/nodestatus/setters.go: \"failed to validate nodeIP: %v\" (node IP: %q not found in the host's network interfaces)"},
+		{id: "no-windows-manifest", re: `no matching manifest for windows/amd64 10\.0\.[0-9]+`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
+			means:  "the image has no variant for this Windows build (often a Linux-only image scheduled on Windows)",
+			source: "Docker's pull error \"no matching manifest for windows/amd64 10.0.17763 in the manifest list entries\" (moby distribution/pull_v2.go); containerd says \"no match for platform in manifest\""},
+		{id: "no-platform-match", re: `no match for platform in manifest`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
+			means:  "containerd found no image variant for this platform and OS build",
+			source: "containerd images/image.go ErrNotFound wrapped as \"no match for platform in manifest\""},
+		{id: "os-mismatch", re: `container operating system does not match the host operating system|0xc0370101`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
+			means:  "process isolation refuses an image built for another Windows build (HCS_E_IMAGE_MISMATCH)",
+			source: "HCS: HCS_E_IMAGE_MISMATCH 0x80370101 / 0xc0370101 \"The container operating system does not match the host operating system.\" (microsoft/hcsshim internal/hcs/errors.go); kubernetes/kubernetes#74066"},
+	}
+}
+
+// noise are lines healthy Windows kubelets print that look like errors: they never count
+// as a signature, whatever they contain.
+func noise() []string {
+	return []string{
+		`perfcounter_nodestats`, `unable to collect data from counter`, // kubelet's Windows perf counters (800007d6)
+		`/proc/`, `uid 0`, // Linux paths and the root-uid checks the Windows kubelet logs at start
+	}
+}
+
+// logMatch is one line that matched a signature, with where it was.
+type logMatch struct {
+	sig  signature
+	path string
+	text string
+}
+
+// file is the evidence name the match was in (kubelet.log, cluster/events.json).
+func (m logMatch) file() string {
+	if k, ok := evidence.Of(m.path); ok {
+		return k.Meta().Name
+	}
+	return m.path
+}
+
+// supports is the probe the match is evidence for.
+func (m logMatch) supports() string {
+	if m.sig.sandbox != "" && isSandboxLine(m.text) {
+		return m.sig.sandbox
+	}
+	return m.sig.probe
+}
+
+func isSandboxLine(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "sandbox") || strings.Contains(l, "pause")
+}
+
+// scanLogs runs the signature table over the given log keys and, with events, the
+// messages of this node's events (FailedCreatePodSandBox and the other kubelet
+// reasons). It returns the matches and the paths it read.
+func (c C) scanLogs(events bool, keys ...evidence.Key[[]byte]) ([]logMatch, []string, int) {
+	sigs := signatures()
+	res := make([]*regexp.Regexp, len(sigs))
+	for i, s := range sigs {
+		res[i] = regexp.MustCompile(`(?i)` + s.re)
+	}
+	noisy := noise()
+	var out []logMatch
+	var read []string
+	ignored := 0
+	scan := func(path, text string) {
+		low := strings.ToLower(text)
+		if slices.ContainsFunc(noisy, func(n string) bool { return strings.Contains(low, n) }) {
+			ignored++
+			return
+		}
+		for i, re := range res {
+			if re.MatchString(text) {
+				out = append(out, logMatch{sig: sigs[i], path: path, text: strings.TrimSpace(text)})
+			}
+		}
+	}
+	for _, k := range keys {
+		b, ok := optional(c, k)
+		if !ok {
+			continue
+		}
+		p := c.Path(k)
+		read = append(read, p)
+		for _, line := range strings.Split(string(b), "\n") {
+			scan(p, line)
+		}
+	}
+	if events {
+		if evs, ok := optional(c, evidence.Events()); ok {
+			p := c.Path(evidence.Events())
+			read = append(read, p)
+			for _, e := range evs {
+				if e.Source.Host == c.node || e.ReportingInstance == c.node {
+					scan(p, e.Reason+": "+e.Message)
+				}
+			}
+		}
+	}
+	return out, read, ignored
+}
+
+// logSupport is what a probe adds to its finding: the matched lines that support it, as
+// details, and their paths to cite. At most three lines per signature: the rest repeat.
+func logSupport(probe string, ms []logMatch) (details, paths []string) {
+	per := map[string]int{}
+	for _, m := range ms {
+		if m.supports() != probe {
+			continue
+		}
+		per[m.sig.id]++
+		if per[m.sig.id] > 3 {
+			continue
+		}
+		details = append(details, fmt.Sprintf("log signature %s in %s: %s (%s)", m.sig.id, m.path, clip(m.text, 300), m.sig.means))
+		if !slices.Contains(paths, m.path) {
+			paths = append(paths, m.path)
+		}
+	}
+	return details, paths
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
