@@ -14,7 +14,7 @@ type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
 	return Spec{ID: "HNS-NETWORK", Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
 }
 
 func (hnsNetwork) Check(c C) Finding {

@@ -63,6 +63,24 @@ func (c C) kubeProxyNetwork() (name, source string) {
 			}
 		}
 	}
+	// A kube-proxy DaemonSet pod is told its network in the pod spec: KUBE_NETWORK in the
+	// container env (sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml sets
+	// KUBE_NETWORK=flannel.4096 and no --network-name), or --network-name in its args.
+	if d, ok := c.componentPod(kubeProxyComponent()); ok {
+		for _, ctr := range d.pod.Spec.Containers {
+			if ctr.Name != d.container {
+				continue
+			}
+			for _, e := range ctr.Env {
+				if strings.EqualFold(e.Name, "KUBE_NETWORK") && e.Value != "" {
+					return e.Value, evidence.PathPods
+				}
+			}
+			if v := decode.Flags(append(append([]string{}, ctr.Command...), ctr.Args...))["network-name"]; v != "" {
+				return v, evidence.PathPods
+			}
+		}
+	}
 	if log, ok := optional(c, evidence.KubeProxyLog()); ok {
 		if v := networkFromLog(string(log)); v != "" {
 			return v, c.Path(evidence.KubeProxyLog())
