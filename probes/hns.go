@@ -22,7 +22,7 @@ func (hnsNetwork) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	_, self, bad := c.clusterNodes()
+	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
 		return *bad
 	}
@@ -42,6 +42,10 @@ func (hnsNetwork) Check(c C) Finding {
 	}
 	podCIDR := self.Spec.PodCIDR
 	if podCIDR == "" {
+		if why, ok := cidrsByDesign(nodes, self); ok && len(problems) == 0 {
+			return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; pods take addresses from the node's subnet, not a podCIDR", net.Name, net.Type), cites...).
+				With(why, "subnet: "+strings.Join(net.Prefixes(), ", "))
+		}
 		return c.Warn(fmt.Sprintf("network %s exists but node %s has no podCIDR to compare its subnet with", net.Name, c.node), cites...).
 			With("see NODE-PODCIDR")
 	}

@@ -61,6 +61,9 @@ func (c C) kubeProxyNetwork() (name, source string) {
 					return v, c.Path(evidence.Services())
 				}
 			}
+			if v := aksKubeNetwork(s); v != "" {
+				return v, c.Path(evidence.Services())
+			}
 		}
 	}
 	// A kube-proxy DaemonSet pod is told its network in the pod spec: KUBE_NETWORK in the
@@ -126,5 +129,7 @@ func isHostOnly(n decode.HNSNetwork) bool {
 	case "nat", "ics":
 		return true
 	}
-	return strings.EqualFold(string(n.Name), "external") || strings.EqualFold(string(n.Name), "nat")
+	// "ext": AKS's placeholder L2Bridge (192.168.255.0/30) that keeps the vSwitch up
+	// (Azure/AgentBaker staging/cse/windows/kubernetesfunc.ps1 New-ExternalHnsNetwork).
+	return strings.EqualFold(string(n.Name), "external") || strings.EqualFold(string(n.Name), "nat") || strings.EqualFold(string(n.Name), "ext")
 }

@@ -27,6 +27,9 @@ func (podCIDR) Check(c C) Finding {
 	src := evidence.PathNodes
 	cidr := self.Spec.PodCIDR
 	if cidr == "" {
+		if why, ok := cidrsByDesign(nodes, self); ok {
+			return c.Skip("no podCIDR, by design of this cluster's CNI", src).With(why)
+		}
 		return c.Fail("node spec.podCIDR is empty", src).
 			With("cause: kube-controller-manager runs without --allocate-node-cidrs=true (typical of hand-built clusters), so the node IPAM controller never assigns one",
 				"effect: the Windows start scripts wait forever for the HNS network, and routes to this node cannot be added").

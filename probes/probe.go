@@ -154,9 +154,46 @@ func runOne(p Probe, node string, ev evidence.Evidence) (f Finding) {
 				Summary: fmt.Sprintf("probe %s crashed on this evidence: %v", p.ID(), v)}
 		}
 	}()
+	if bad := undecodable(p, node, ev); bad != nil {
+		return *bad
+	}
 	f = p.check(C{id: p.ID(), node: node, ev: ev})
 	f.Probe, f.Node = p.ID(), node
 	return f
+}
+
+// undecodable is the Error finding of a probe one of whose declared files is present but
+// cannot be decoded. A probe reading such a file optionally would otherwise judge as if it
+// were absent: an events.json that is not JSON would read as "no events". Absent or
+// uncollected files stay the probe's to handle (a skip, or a judgement without them).
+func undecodable(p Probe, node string, ev evidence.Evidence) *Finding {
+	for _, k := range p.spec.Reads {
+		path := k.Path(node)
+		b, err := ev.Read(path)
+		if err != nil {
+			continue
+		}
+		var verr error
+		if v, ok := ev.Memo.Get(path, "validate"); ok {
+			verr, _ = v.(error)
+		} else {
+			verr = k.Validate(path, b)
+			ev.Memo.Put(path, "validate", verr)
+		}
+		if verr == nil {
+			continue
+		}
+		m := k.Meta()
+		f := Finding{Probe: p.ID(), Node: node, Status: Error,
+			Summary:  fmt.Sprintf("could not decode %s, so %s cannot be judged", path, p.ID()),
+			Evidence: []string{path}}
+		f = f.With(verr.Error())
+		if m.Format != "" {
+			f = f.With("expected: " + m.Format)
+		}
+		return &f
+	}
+	return nil
 }
 
 // Worst is the highest status among findings (Pass when empty).

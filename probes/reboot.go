@@ -64,6 +64,12 @@ func (reboot) Check(c C) Finding {
 			f = f.With(reboot)
 			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
 		}
+		if aksServices(svcs) {
+			// AKS services are Manual by design; starting them is the fix, not the start type.
+			start := startFix(c.id, stopped)
+			f = f.With(aksStartedBy).WithFix(start)
+			return f.Citing(cites...)
+		}
 		auto := autostartFix(c.id, stopped)
 		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
 			Params: auto.Params, Commands: auto.Commands, Verify: c.id,

@@ -84,8 +84,11 @@ func (p service) Check(c C) Finding {
 			return f.Citing(svcPath, procPath)
 		}
 	}
+	aks := aksServices(svcs)
 	var f Finding
 	switch {
+	case aks && st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual":
+		f = c.Pass(fmt.Sprintf("%s service %s is running (Manual, as AKS registers it)", p.comp.label, st.svc.Name)).With(aksStartedBy)
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
 		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
 			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
@@ -97,7 +100,10 @@ func (p service) Check(c C) Finding {
 	case st.hasSvc:
 		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running",
 			fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
-		if st.svc.StartType == "Automatic" {
+		if aks && st.svc.StartType == "Manual" {
+			f = f.With(aksStartedBy, "do not switch it to Automatic: windowsnodereset.ps1 must clean HNS before it starts")
+			f.Fix = startFix(p.id, []string{st.svc.Name})
+		} else if st.svc.StartType == "Automatic" {
 			f = f.With("it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {
