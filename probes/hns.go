@@ -13,7 +13,7 @@ import (
 type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
-	return Spec{ID: "HNS-NETWORK", Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
+	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
 		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
 }
 

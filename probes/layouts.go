@@ -8,6 +8,15 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 )
 
+// The node layouts the scenarios stand for: a scenario's layout, or its cluster kind for
+// the two original ones (fixtures/scenarios/README.md, the layout matrix).
+const (
+	LayoutHardWay    = "hard-way"                    // microsoft/SDN Kubernetes/windows scripts, Docker, l2bridge
+	LayoutAnthos     = "anthos-like"                 // services via nssm, flannel VXLAN vxlan0, containerd
+	LayoutKubeadmHPC = "kubeadm-hostprocess-flannel" // sig-windows-tools kubeadm, HostProcess kube-proxy + flannel
+	LayoutAKS        = "aks-azure-cni"               // AKS, Azure CNI (VNet addressing)
+)
+
 // Layout facts the probes share: what a healthy node of each common layout looks like
 // when it differs from the SDN-scripts picture. Each names its upstream source.
 
@@ -55,4 +64,10 @@ func aksKubeNetwork(s decode.Service) string {
 		return "azure"
 	}
 	return ""
+}
+
+// allLayouts is every layout with a healthy scenario: what a probe that judges on all of
+// them declares.
+func allLayouts() []string {
+	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS}
 }

@@ -17,6 +17,9 @@ type Spec struct {
 	Title string         // what it judges, one line
 	FM    []string       // failure modes it detects (FM-xx of the failure catalogue)
 	Reads []evidence.Ref // every evidence key it may read
+	// Layouts are the node layouts (layouts.go) whose healthy scenario it judges rather
+	// than skips; a test holds the list to what the scenarios show.
+	Layouts []string
 }
 
 // Checker is one probe: its spec and its judgment. Check must be pure (no network, no
@@ -154,46 +157,35 @@ func runOne(p Probe, node string, ev evidence.Evidence) (f Finding) {
 				Summary: fmt.Sprintf("probe %s crashed on this evidence: %v", p.ID(), v)}
 		}
 	}()
-	if bad := undecodable(p, node, ev); bad != nil {
-		return *bad
-	}
-	f = p.check(C{id: p.ID(), node: node, ev: ev})
+	c := C{id: p.ID(), node: node, ev: ev, swallowed: &[]undecoded{}}
+	f = p.check(c)
 	f.Probe, f.Node = p.ID(), node
+	if len(*c.swallowed) > 0 && f.Status != Error {
+		f = undecodableFinding(p.ID(), node, *c.swallowed)
+	}
 	return f
 }
 
-// undecodable is the Error finding of a probe one of whose declared files is present but
-// cannot be decoded. A probe reading such a file optionally would otherwise judge as if it
-// were absent: an events.json that is not JSON would read as "no events". Absent or
-// uncollected files stay the probe's to handle (a skip, or a judgement without them).
-func undecodable(p Probe, node string, ev evidence.Evidence) *Finding {
-	for _, k := range p.spec.Reads {
-		path := k.Path(node)
-		b, err := ev.Read(path)
-		if err != nil {
-			continue
+// undecoded is a file a probe read as optional evidence that was present but could not
+// be decoded.
+type undecoded struct {
+	path string
+	err  error
+}
+
+// undecodableFinding is the Error of a probe that read an optional file it could not
+// decode: judging as if the file were absent would be wrong (an events.json that is not
+// JSON is not "no events"). It cites only the files it failed on.
+func undecodableFinding(id, node string, bad []undecoded) Finding {
+	f := Finding{Probe: id, Node: node, Status: Error,
+		Summary: fmt.Sprintf("could not decode %s, so %s cannot be judged", bad[0].path, id)}
+	for _, b := range bad {
+		f = f.Citing(b.path).With(b.err.Error())
+		if k, ok := evidence.Of(b.path); ok && k.Meta().Format != "" {
+			f = f.With("expected in " + b.path + ": " + k.Meta().Format)
 		}
-		var verr error
-		if v, ok := ev.Memo.Get(path, "validate"); ok {
-			verr, _ = v.(error)
-		} else {
-			verr = k.Validate(path, b)
-			ev.Memo.Put(path, "validate", verr)
-		}
-		if verr == nil {
-			continue
-		}
-		m := k.Meta()
-		f := Finding{Probe: p.ID(), Node: node, Status: Error,
-			Summary:  fmt.Sprintf("could not decode %s, so %s cannot be judged", path, p.ID()),
-			Evidence: []string{path}}
-		f = f.With(verr.Error())
-		if m.Format != "" {
-			f = f.With("expected: " + m.Format)
-		}
-		return &f
 	}
-	return nil
+	return f
 }
 
 // Worst is the highest status among findings (Pass when empty).

@@ -16,7 +16,7 @@ import (
 type reboot struct{}
 
 func (reboot) Spec() Spec {
-	return Spec{ID: "SVC-REBOOT", Title: "components survive a reboot", FM: []string{"FM-08"},
+	return Spec{ID: "SVC-REBOOT", Layouts: allLayouts(), Title: "components survive a reboot", FM: []string{"FM-08"},
 		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes(), evidence.Pods()}}
 }
 

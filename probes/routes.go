@@ -17,7 +17,7 @@ import (
 type routes struct{}
 
 func (routes) Spec() Spec {
-	return Spec{ID: "NET-ROUTES", Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
+	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
 		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
 }
 

@@ -66,7 +66,7 @@ func (p service) Spec() Spec {
 	if len(p.comp.containers) > 0 {
 		reads = append(reads, evidence.Pods()) // its DaemonSet pod (supervisor.go)
 	}
-	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm, Reads: reads}
+	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm, Reads: reads, Layouts: allLayouts()}
 }
 
 func (p service) Check(c C) Finding {
