@@ -60,12 +60,16 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	// and service ranges alone (SDN Kubernetes/flannel/overlay/cni/config/cni.conf;
 	// sig-windows-tools hostprocess/flannel/flanneld/start.ps1 writes Exceptions =
 	// service subnet, pod subnet), so its absence there is no problem.
-	kind := cniKind(cni.Type)
-	if kind == "" {
-		kind = cniKind(cni.Delegate)
-	}
+	clusterR, serviceR := required[0].r, required[1].r
+	kind := configKind(cni)
 	if kind == "overlay" {
 		required = required[:2]
+	}
+	// Calico's conflist lists only the service CIDR (cni-plugin/pkg/install/
+	// install_windows.go, "ExceptionList": [__KUBERNETES_SERVICE_CIDRS__]): the plugin
+	// itself keeps traffic to its IP pools unNATed when the pool has natOutgoing.
+	if isCalico(cni) {
+		required = required[1:2]
 	}
 	before := len(v.problems)
 	var unknown []string
@@ -89,7 +93,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	}
 
 	for _, e := range entries {
-		c.judgeEntry(v, e, required[0].r, required[1].r, mgmt, actual)
+		c.judgeEntry(v, e, clusterR, serviceR, mgmt, actual)
 	}
 	if len(v.problems) == before && len(unknown) < len(required) {
 		if kind == "overlay" {

@@ -41,6 +41,10 @@ func (hnsNetwork) Check(c C) Finding {
 		problems = append(problems, fmt.Sprintf("type: expected %s (from %s), actual %s", plan.kind, plan.source, net.Type))
 	}
 	podCIDR := self.Spec.PodCIDR
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) && len(problems) == 0 {
+		return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; its subnets are Calico IPAM blocks (%s), not spec.podCIDR", net.Name, net.Type, strings.Join(net.Prefixes(), ", ")), cites...).
+			With("Calico's IPAM hands nodes /26 blocks of its IP pools and ignores spec.podCIDR (ipam calico-ipam); check the blocks with calicoctl ipam show --show-blocks")
+	}
 	if podCIDR == "" {
 		if why, ok := cidrsByDesign(nodes, self); ok && len(problems) == 0 {
 			return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; pods take addresses from the node's subnet, not a podCIDR", net.Name, net.Type), cites...).

@@ -11,10 +11,11 @@ import (
 // The node layouts the scenarios stand for: a scenario's layout, or its cluster kind for
 // the two original ones (fixtures/scenarios/README.md, the layout matrix).
 const (
-	LayoutHardWay    = "hard-way"                    // microsoft/SDN Kubernetes/windows scripts, Docker, l2bridge
-	LayoutAnthos     = "anthos-like"                 // services via nssm, flannel VXLAN vxlan0, containerd
-	LayoutKubeadmHPC = "kubeadm-hostprocess-flannel" // sig-windows-tools kubeadm, HostProcess kube-proxy + flannel
-	LayoutAKS        = "aks-azure-cni"               // AKS, Azure CNI (VNet addressing)
+	LayoutHardWay     = "hard-way"                    // microsoft/SDN Kubernetes/windows scripts, Docker, l2bridge
+	LayoutAnthos      = "anthos-like"                 // services via nssm, flannel VXLAN vxlan0, containerd
+	LayoutKubeadmHPC  = "kubeadm-hostprocess-flannel" // sig-windows-tools kubeadm, HostProcess kube-proxy + flannel
+	LayoutAKS         = "aks-azure-cni"               // AKS, Azure CNI (VNet addressing)
+	LayoutCalicoVXLAN = "calico-vxlan"                // Calico for Windows VXLAN, HostProcess calico-node-windows
 )
 
 // Layout facts the probes share: what a healthy node of each common layout looks like
@@ -69,5 +70,5 @@ func aksKubeNetwork(s decode.Service) string {
 // allLayouts is every layout with a healthy scenario: what a probe that judges on all of
 // them declares.
 func allLayouts() []string {
-	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS}
+	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN}
 }

@@ -32,6 +32,12 @@ func (routes) Check(c C) Finding {
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
 	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) {
+		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
+		// them (Get-BgpRouteInformation), not static routes this probe could list.
+		return c.Skip("Calico "+cni.Mode+": routes to other nodes' IPAM blocks come from Calico's BGP peering, not static routes to podCIDRs", c.Path(evidence.CNIConfig())).
+			With("to check: Get-BgpRouteInformation and Get-BgpPeer on the node (RemoteAccess), calicoctl node status on a Linux node")
+	}
 	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {
 		return *bad
