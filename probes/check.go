@@ -22,6 +22,23 @@ type C struct {
 	id   string
 	node string
 	ev   evidence.Evidence
+	// swallowed collects the optional files that were present but undecodable; the
+	// registry turns the finding into an Error naming them (probe.go).
+	swallowed *[]undecoded
+}
+
+// swallow notes an optional read that failed for a reason other than absence.
+func (c C) swallow(path string, err error) {
+	var miss *evidence.MissingError
+	if err == nil || errors.As(err, &miss) || c.swallowed == nil {
+		return
+	}
+	for _, u := range *c.swallowed {
+		if u.path == path {
+			return
+		}
+	}
+	*c.swallowed = append(*c.swallowed, undecoded{path, err})
 }
 
 // Node is the node being judged.
@@ -96,9 +113,11 @@ func need[T any](c C, k evidence.Key[T]) (T, string, *Finding) {
 }
 
 // optional reads evidence that may legitimately be absent (containerd config on a Docker
-// node); ok is false when absent or not decodable.
+// node); ok is false when absent or not decodable, and an undecodable file makes the
+// probe's finding an Error (swallow).
 func optional[T any](c C, k evidence.Key[T]) (T, bool) {
 	v, err := evidence.Get(c.ev, c.node, k)
+	c.swallow(c.Path(k), err)
 	return v, err == nil
 }
 
@@ -106,6 +125,7 @@ func optional[T any](c C, k evidence.Key[T]) (T, bool) {
 // says why it is missing when it was not collected.
 func optionalNote[T any](c C, k evidence.Key[T]) (v T, note string) {
 	v, err := evidence.Get(c.ev, c.node, k)
+	c.swallow(c.Path(k), err)
 	if err != nil {
 		if why := c.ev.CollectError(c.Path(k)); why != "" {
 			return v, fmt.Sprintf("%s not collected: %s", c.Path(k), strings.SplitN(why, "\n", 2)[0])

@@ -16,7 +16,7 @@ import (
 type dnsConfig struct{}
 
 func (dnsConfig) Spec() Spec {
-	return Spec{ID: "DNS-CONFIG", Title: "cluster DNS and NAT exceptions match the cluster", FM: []string{"FM-05", "FM-10"},
+	return Spec{ID: "DNS-CONFIG", Layouts: allLayouts(), Title: "cluster DNS and NAT exceptions match the cluster", FM: []string{"FM-05", "FM-10"},
 		Reads: []evidence.Ref{evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeletConfig(), evidence.IPAddresses(), evidence.ClusterServices(), evidence.ClusterConfig(), evidence.Nodes()}}
 }
 

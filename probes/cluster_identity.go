@@ -22,7 +22,7 @@ const netBIOSMax = 15
 type hostName struct{}
 
 func (hostName) Spec() Spec {
-	return Spec{ID: "HOST-NAME", Title: "node name fits the Windows computer name", FM: []string{"FM-12"},
+	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12"},
 		Reads: []evidence.Ref{evidence.Host()}}
 }
 
@@ -82,7 +82,7 @@ func (hostName) Check(c C) Finding {
 type nodeIP struct{}
 
 func (nodeIP) Spec() Spec {
-	return Spec{ID: "NODE-IP", Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
+	return Spec{ID: "NODE-IP", Layouts: allLayouts(), Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
 		Reads: []evidence.Ref{evidence.Nodes(), evidence.IPAddresses(), evidence.KubeletLog()}}
 }
 

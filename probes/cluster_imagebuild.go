@@ -18,7 +18,7 @@ import (
 type podImageBuild struct{}
 
 func (podImageBuild) Spec() Spec {
-	return Spec{ID: "POD-IMAGE-BUILD", Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
+	return Spec{ID: "POD-IMAGE-BUILD", Layouts: allLayouts(), Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
 		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
 }
 

@@ -54,6 +54,23 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 		{"service CIDR", plan.service, Fail},
 		{"node subnet", mgmt, Warn},
 	}
+	// The node subnet is needed on L2Bridge only: there pods and nodes share the link, and
+	// microsoft/SDN Kubernetes/flannel/l2bridge/cni/config/cni.conf and
+	// Kubernetes/windows/cni/config/l2bridge.conf list it. Overlay configs list the cluster
+	// and service ranges alone (SDN Kubernetes/flannel/overlay/cni/config/cni.conf;
+	// sig-windows-tools hostprocess/flannel/flanneld/start.ps1 writes Exceptions =
+	// service subnet, pod subnet), so its absence there is no problem.
+	clusterR, serviceR := required[0].r, required[1].r
+	kind := configKind(cni)
+	if kind == "overlay" {
+		required = required[:2]
+	}
+	// Calico's conflist lists only the service CIDR (cni-plugin/pkg/install/
+	// install_windows.go, "ExceptionList": [__KUBERNETES_SERVICE_CIDRS__]): the plugin
+	// itself keeps traffic to its IP pools unNATed when the pool has natOutgoing.
+	if isCalico(cni) {
+		required = required[1:2]
+	}
 	before := len(v.problems)
 	var unknown []string
 	for _, req := range required {
@@ -76,9 +93,12 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	}
 
 	for _, e := range entries {
-		c.judgeEntry(v, e, required[0].r, required[1].r, mgmt, actual)
+		c.judgeEntry(v, e, clusterR, serviceR, mgmt, actual)
 	}
 	if len(v.problems) == before && len(unknown) < len(required) {
+		if kind == "overlay" {
+			v.details = append(v.details, "overlay network: the node subnet need not be listed (the official overlay configs list only the cluster and service ranges)")
+		}
 		v.add(Pass, "", "ExceptionList ["+strings.Join(cni.ExceptionList, ", ")+"] covers the known cluster ranges and nothing else")
 	}
 }

@@ -45,8 +45,11 @@ func (c C) addressPlan() addressPlan {
 	if err == nil {
 		p.cites = append(p.cites, evidence.PathClusterConfig)
 	}
+	c.swallow(evidence.PathClusterConfig, err)
 	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
 	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.Nodes())
+	c.swallow(evidence.PathServices, svcErr)
+	c.swallow(evidence.PathNodes, nodeErr)
 	// Decoded evidence is shared by every probe of a run: complete a copy.
 	cfg.Sources = maps.Clone(cfg.Sources)
 	// The kube-dns Service itself outranks a copy of its IP.

@@ -16,7 +16,7 @@ import (
 type nodeReady struct{}
 
 func (nodeReady) Spec() Spec {
-	return Spec{ID: "NODE-READY", Title: "node is Ready", FM: []string{"FM-08"},
+	return Spec{ID: "NODE-READY", Layouts: allLayouts(), Title: "node is Ready", FM: []string{"FM-08"},
 		Reads: []evidence.Ref{evidence.Nodes()}}
 }
 

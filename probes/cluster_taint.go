@@ -17,7 +17,7 @@ import (
 type nodeTaint struct{}
 
 func (nodeTaint) Spec() Spec {
-	return Spec{ID: "NODE-TAINT", Title: "Windows taint keeps Linux pods off", FM: []string{"FM-11"},
+	return Spec{ID: "NODE-TAINT", Layouts: allLayouts(), Title: "Windows taint keeps Linux pods off", FM: []string{"FM-11"},
 		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events()}}
 }
 

@@ -13,8 +13,8 @@ import (
 type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
-	return Spec{ID: "HNS-NETWORK", Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Nodes()}}
+	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
 }
 
 func (hnsNetwork) Check(c C) Finding {
@@ -22,7 +22,7 @@ func (hnsNetwork) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	_, self, bad := c.clusterNodes()
+	nodes, self, bad := c.clusterNodes()
 	if bad != nil {
 		return *bad
 	}
@@ -40,8 +40,24 @@ func (hnsNetwork) Check(c C) Finding {
 	if plan.kind != "" && net.Kind() != plan.kind {
 		problems = append(problems, fmt.Sprintf("type: expected %s (from %s), actual %s", plan.kind, plan.source, net.Type))
 	}
+	// The network must sit on the adapter that holds the node's InternalIP: one created on
+	// another NIC (a Vagrant NAT NIC, a second vNIC) sends VXLAN or bridged traffic out the
+	// wrong way (real output: knabben/blog 2021/0903, Calico overlay with ManagementIP
+	// 10.0.2.15 on a node registered as 10.20.30.11; fixed by VXLAN_ADAPTER).
+	if ip := decode.NodeAddress(self, "InternalIP"); net.ManagementIP != "" && ip != "" && string(net.ManagementIP) != ip {
+		problems = append(problems, fmt.Sprintf("management IP: expected %s (node InternalIP), actual %s on adapter %q: the network was created on another adapter",
+			ip, net.ManagementIP, net.NetworkAdapterName))
+	}
 	podCIDR := self.Spec.PodCIDR
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) && len(problems) == 0 {
+		return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; its subnets are Calico IPAM blocks (%s), not spec.podCIDR", net.Name, net.Type, strings.Join(net.Prefixes(), ", ")), cites...).
+			With("Calico's IPAM hands nodes /26 blocks of its IP pools and ignores spec.podCIDR (ipam calico-ipam); check the blocks with calicoctl ipam show --show-blocks")
+	}
 	if podCIDR == "" {
+		if why, ok := cidrsByDesign(nodes, self); ok && len(problems) == 0 {
+			return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; pods take addresses from the node's subnet, not a podCIDR", net.Name, net.Type), cites...).
+				With(why, "subnet: "+strings.Join(net.Prefixes(), ", "))
+		}
 		return c.Warn(fmt.Sprintf("network %s exists but node %s has no podCIDR to compare its subnet with", net.Name, c.node), cites...).
 			With("see NODE-PODCIDR")
 	}
@@ -51,6 +67,9 @@ func (hnsNetwork) Check(c C) Finding {
 	if len(problems) > 0 {
 		fix := drainFix(c.node)
 		fix.Notes = []string{"then recreate the network: re-run C:\\k\\start.ps1 (its CleanupOldNetwork removes the network and ALL containers), and uncordon"}
+		if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) {
+			fix.Notes = []string{"then set the adapter Calico must use (VXLAN_ADAPTER, or IP_AUTODETECTION_METHOD, in the calico-node-windows DaemonSet), remove the Calico and External networks (Get-HnsNetwork | ? Name -in 'Calico','External' | Remove-HnsNetwork) and delete the calico-node-windows pod so it recreates them; uncordon"}
+		}
 		return c.Fail(fmt.Sprintf("HNS network %s does not match the node", net.Name), cites...).
 			With(problems...).
 			With("the network was created for another podCIDR or by another CNI: recreating it needs the node drained first").

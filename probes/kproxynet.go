@@ -12,8 +12,8 @@ import (
 type kubeProxyNetwork struct{}
 
 func (kubeProxyNetwork) Spec() Spec {
-	return Spec{ID: "HNS-KPROXY-NET", Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.CNIConfig()}}
+	return Spec{ID: "HNS-KPROXY-NET", Layouts: allLayouts(), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig()}}
 }
 
 func (kubeProxyNetwork) Check(c C) Finding {
@@ -55,6 +55,17 @@ func (kubeProxyNetwork) Check(c C) Finding {
 }
 
 func kubeProxyNetworkFix(c C, verify, network string) *Fix {
+	// A DaemonSet pod takes its network from the pod template: change it there, and the
+	// DaemonSet rolls the pod (sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml).
+	if d, ok := c.componentPod(kubeProxyComponent()); ok && d.ds != "" {
+		return &Fix{
+			ID: "kube-proxy-network", Title: fmt.Sprintf("Set KUBE_NETWORK=%s in DaemonSet %s", network, d.ds), Kind: Manual,
+			Commands: []string{fmt.Sprintf("kubectl -n %s set env daemonset/%s -c %s KUBE_NETWORK=%s", d.pod.Namespace, d.ds, d.container, network)},
+			Notes:    []string{"the DaemonSet replaces its pods on every Windows node it runs on; each must have the same network name"},
+			Impact:   "Service traffic on those nodes pauses while kube-proxy restarts",
+			Verify:   verify,
+		}
+	}
 	svcs, _ := optional(c, evidence.Services())
 	if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 		return &Fix{

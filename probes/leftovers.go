@@ -14,7 +14,7 @@ import (
 type leftovers struct{}
 
 func (leftovers) Spec() Spec {
-	return Spec{ID: "RUNTIME-LEFTOVERS", Title: "no containers left from deleted pods", FM: []string{"FM-09"},
+	return Spec{ID: "RUNTIME-LEFTOVERS", Layouts: allLayouts(), Title: "no containers left from deleted pods", FM: []string{"FM-09"},
 		Reads: []evidence.Ref{evidence.Containers(), evidence.Services(), evidence.Pods()}}
 }
 

@@ -25,15 +25,31 @@ func cniKind(t string) string {
 	return ""
 }
 
+// configKind is the HNS network type a CNI config makes: its plugin's, its delegate's,
+// or for Calico its mode (projectcalico/calico cni-plugin/pkg/install/install_windows.go:
+// "vxlan" makes an Overlay network, "windows-bgp" an L2Bridge one).
+func configKind(cni decode.CNIConfig) string {
+	if isCalico(cni) {
+		if strings.EqualFold(cni.Mode, "vxlan") {
+			return "overlay"
+		}
+		return "l2bridge"
+	}
+	if kind := cniKind(cni.Type); kind != "" {
+		return kind
+	}
+	return cniKind(cni.Delegate)
+}
+
+// isCalico: Calico's IPAM hands each node /26 blocks of its IP pools, not spec.podCIDR,
+// and programs the routes to other nodes' blocks itself.
+func isCalico(cni decode.CNIConfig) bool { return strings.EqualFold(cni.Type, "calico") }
+
 // plan derives the expected network from the CNI config, else from kube-proxy's
 // --network-name / KUBE_NETWORK.
 func (c C) plan() (netPlan, bool) {
 	if cni, ok := optional(c, evidence.CNIConfig()); ok {
-		kind := cniKind(cni.Type)
-		if kind == "" {
-			kind = cniKind(cni.Delegate)
-		}
-		return netPlan{strings.ToLower(cni.Name), kind, c.Path(evidence.CNIConfig())}, true
+		return netPlan{strings.ToLower(cni.Name), configKind(cni), c.Path(evidence.CNIConfig())}, true
 	}
 	if name, src := c.kubeProxyNetwork(); name != "" {
 		return netPlan{strings.ToLower(name), "", src}, true
@@ -60,6 +76,32 @@ func (c C) kubeProxyNetwork() (name, source string) {
 				if k, v, ok := strings.Cut(e, "="); ok && strings.EqualFold(k, "KUBE_NETWORK") && v != "" {
 					return v, c.Path(evidence.Services())
 				}
+			}
+			if v := aksKubeNetwork(s); v != "" {
+				return v, c.Path(evidence.Services())
+			}
+		}
+	}
+	// A kube-proxy DaemonSet pod is told its network in the pod spec: KUBE_NETWORK in the
+	// container env (sig-windows-tools hostprocess/flannel/kube-proxy/kube-proxy.yml sets
+	// KUBE_NETWORK=flannel.4096 and no --network-name), or --network-name in its args.
+	if d, ok := c.componentPod(kubeProxyComponent()); ok {
+		for _, ctr := range d.pod.Spec.Containers {
+			if ctr.Name != d.container {
+				continue
+			}
+			for _, e := range ctr.Env {
+				if strings.EqualFold(e.Name, "KUBE_NETWORK") && e.Value != "" {
+					return e.Value, evidence.PathPods
+				}
+			}
+			if v := decode.Flags(append(append([]string{}, ctr.Command...), ctr.Args...))["network-name"]; v != "" {
+				return v, evidence.PathPods
+			}
+			// sig-windows-tools hostprocess/calico/kube-proxy/start.ps1 sets
+			// $env:KUBE_NETWORK = "Calico" itself; its image is tagged *-calico-hostprocess.
+			if strings.HasSuffix(ctr.Image, "-calico-hostprocess") {
+				return "Calico", evidence.PathPods
 			}
 		}
 	}
@@ -108,5 +150,7 @@ func isHostOnly(n decode.HNSNetwork) bool {
 	case "nat", "ics":
 		return true
 	}
-	return strings.EqualFold(string(n.Name), "external") || strings.EqualFold(string(n.Name), "nat")
+	// "ext": AKS's placeholder L2Bridge (192.168.255.0/30) that keeps the vSwitch up
+	// (Azure/AgentBaker staging/cse/windows/kubernetesfunc.ps1 New-ExternalHnsNetwork).
+	return strings.EqualFold(string(n.Name), "external") || strings.EqualFold(string(n.Name), "nat") || strings.EqualFold(string(n.Name), "ext")
 }

@@ -59,7 +59,7 @@ const sdnPause = "kubeletwin/pause"
 type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
-	return Spec{ID: "IMG-PAUSE", Title: "pause (sandbox) image present", FM: []string{"FM-03"},
+	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present", FM: []string{"FM-03"},
 		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
 }
 
@@ -188,7 +188,7 @@ func multiArchFix(verify string, sb sandbox) *Fix {
 type pauseBuild struct{}
 
 func (pauseBuild) Spec() Spec {
-	return Spec{ID: "IMG-PAUSE-BUILD", Title: "pause image build matches the host", FM: []string{"FM-04"},
+	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: allLayouts(), Title: "pause image build matches the host", FM: []string{"FM-04"},
 		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(),
 			evidence.KubeletLog(), evidence.Events()}}
 }

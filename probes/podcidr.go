@@ -15,7 +15,7 @@ import (
 type podCIDR struct{}
 
 func (podCIDR) Spec() Spec {
-	return Spec{ID: "NODE-PODCIDR", Title: "node has its own podCIDR", FM: []string{"FM-01"},
+	return Spec{ID: "NODE-PODCIDR", Layouts: []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutCalicoVXLAN}, Title: "node has its own podCIDR", FM: []string{"FM-01"},
 		Reads: []evidence.Ref{evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices()}}
 }
 
@@ -27,6 +27,9 @@ func (podCIDR) Check(c C) Finding {
 	src := evidence.PathNodes
 	cidr := self.Spec.PodCIDR
 	if cidr == "" {
+		if why, ok := cidrsByDesign(nodes, self); ok {
+			return c.Skip("no podCIDR, by design of this cluster's CNI", src).With(why)
+		}
 		return c.Fail("node spec.podCIDR is empty", src).
 			With("cause: kube-controller-manager runs without --allocate-node-cidrs=true (typical of hand-built clusters), so the node IPAM controller never assigns one",
 				"effect: the Windows start scripts wait forever for the HNS network, and routes to this node cannot be added").

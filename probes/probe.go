@@ -17,6 +17,9 @@ type Spec struct {
 	Title string         // what it judges, one line
 	FM    []string       // failure modes it detects (FM-xx of the failure catalogue)
 	Reads []evidence.Ref // every evidence key it may read
+	// Layouts are the node layouts (layouts.go) whose healthy scenario it judges rather
+	// than skips; a test holds the list to what the scenarios show.
+	Layouts []string
 }
 
 // Checker is one probe: its spec and its judgment. Check must be pure (no network, no
@@ -154,8 +157,34 @@ func runOne(p Probe, node string, ev evidence.Evidence) (f Finding) {
 				Summary: fmt.Sprintf("probe %s crashed on this evidence: %v", p.ID(), v)}
 		}
 	}()
-	f = p.check(C{id: p.ID(), node: node, ev: ev})
+	c := C{id: p.ID(), node: node, ev: ev, swallowed: &[]undecoded{}}
+	f = p.check(c)
 	f.Probe, f.Node = p.ID(), node
+	if len(*c.swallowed) > 0 && f.Status != Error {
+		f = undecodableFinding(p.ID(), node, *c.swallowed)
+	}
+	return f
+}
+
+// undecoded is a file a probe read as optional evidence that was present but could not
+// be decoded.
+type undecoded struct {
+	path string
+	err  error
+}
+
+// undecodableFinding is the Error of a probe that read an optional file it could not
+// decode: judging as if the file were absent would be wrong (an events.json that is not
+// JSON is not "no events"). It cites only the files it failed on.
+func undecodableFinding(id, node string, bad []undecoded) Finding {
+	f := Finding{Probe: id, Node: node, Status: Error,
+		Summary: fmt.Sprintf("could not decode %s, so %s cannot be judged", bad[0].path, id)}
+	for _, b := range bad {
+		f = f.Citing(b.path).With(b.err.Error())
+		if k, ok := evidence.Of(b.path); ok && k.Meta().Format != "" {
+			f = f.With("expected in " + b.path + ": " + k.Meta().Format)
+		}
+	}
 	return f
 }
 

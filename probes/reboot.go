@@ -16,8 +16,8 @@ import (
 type reboot struct{}
 
 func (reboot) Spec() Spec {
-	return Spec{ID: "SVC-REBOOT", Title: "components survive a reboot", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes()}}
+	return Spec{ID: "SVC-REBOOT", Layouts: allLayouts(), Title: "components survive a reboot", FM: []string{"FM-08"},
+		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes(), evidence.Pods()}}
 }
 
 func (reboot) Check(c C) Finding {
@@ -30,10 +30,24 @@ func (reboot) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	var stopped, foreground []string
+	var stopped, foreground, byPod []string
 	var details []string
+	cites := []string{svcPath, procPath}
 	for _, comp := range []component{kubeletComponent(), kubeProxyComponent(), runtimeComponent()} {
 		st := comp.state(svcs, procs)
+		if !st.hasSvc {
+			// A DaemonSet pod (sig-windows-tools kubeadm, Calico, Antrea: HostProcess kube-proxy)
+			// comes back with the kubelet; its running state is SVC-KUBEPROXY's to judge.
+			if d, ok := c.componentPod(comp); ok {
+				byPod = append(byPod, fmt.Sprintf("%s: %s, restarted by the kubelet after a reboot", comp.label, d.owner()))
+				cites = append(cites, evidence.PathPods)
+				continue
+			}
+			if st.hasProc && sandboxed(st.proc) {
+				byPod = append(byPod, fmt.Sprintf("%s: a HostProcess container's process (pid %d), restarted by the kubelet after a reboot", comp.label, st.proc.ProcessId))
+				continue
+			}
+		}
 		switch {
 		case st.hasSvc && st.svc.Status != "Running" && st.svc.StartType != "Automatic":
 			stopped = append(stopped, st.svc.Name)
@@ -43,13 +57,18 @@ func (reboot) Check(c C) Finding {
 			foreground = append(foreground, comp.label)
 		}
 	}
-	cites := []string{svcPath, procPath}
 	if len(stopped) > 0 {
 		f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
 			strings.Join(stopped, ", "))).With(details...)
 		if reboot := c.rebootStory(); reboot != "" {
 			f = f.With(reboot)
 			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
+		}
+		if aksServices(svcs) {
+			// AKS services are Manual by design; starting them is the fix, not the start type.
+			start := startFix(c.id, stopped)
+			f = f.With(aksStartedBy).WithFix(start)
+			return f.Citing(cites...)
 		}
 		auto := autostartFix(c.id, stopped)
 		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
@@ -67,6 +86,9 @@ func (reboot) Check(c C) Finding {
 				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
 			}}
 		return f
+	}
+	if len(byPod) > 0 {
+		return c.Pass("the kubelet and the runtime are services that start automatically; the rest run as DaemonSet pods", cites...).With(byPod...)
 	}
 	return c.Pass("kubelet, kube-proxy and the runtime are services that start automatically", cites...)
 }

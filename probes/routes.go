@@ -17,11 +17,27 @@ import (
 type routes struct{}
 
 func (routes) Spec() Spec {
-	return Spec{ID: "NET-ROUTES", Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Nodes()}}
+	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
+		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
 }
 
-type wantRoute struct{ prefix, nextHop, peer string }
+type wantRoute struct {
+	prefix, nextHop, peer string
+	windows               bool
+}
+
+// addRoutesHop is the next hop AddRoutes.ps1 writes for a peer's podCIDR: the CIDR's
+// first three octets and .1 (Linux peer) or .2 (Windows peer).
+func addRoutesHop(cidr string, windows bool) string {
+	i := strings.LastIndex(cidr, ".")
+	if i < 0 {
+		return ""
+	}
+	if windows {
+		return cidr[:i] + ".2"
+	}
+	return cidr[:i] + ".1"
+}
 
 func (routes) Check(c C) Finding {
 	node := c.node
@@ -31,6 +47,12 @@ func (routes) Check(c C) Finding {
 	}
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
+	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) {
+		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
+		// them (Get-BgpRouteInformation), not static routes this probe could list.
+		return c.Skip("Calico "+cni.Mode+": routes to other nodes' IPAM blocks come from Calico's BGP peering, not static routes to podCIDRs", c.Path(evidence.CNIConfig())).
+			With("to check: Get-BgpRouteInformation and Get-BgpPeer on the node (RemoteAccess), calicoctl node status on a Linux node")
 	}
 	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {
@@ -42,7 +64,7 @@ func (routes) Check(c C) Finding {
 		if n.Name == node || n.Spec.PodCIDR == "" || ip == "" {
 			continue
 		}
-		want = append(want, wantRoute{n.Spec.PodCIDR, ip, n.Name})
+		want = append(want, wantRoute{n.Spec.PodCIDR, ip, n.Name, decode.IsWindows(n)})
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].prefix < want[j].prefix })
 	cites := []string{routePath, evidence.PathNodes}
@@ -51,10 +73,16 @@ func (routes) Check(c C) Finding {
 	}
 	var missing []wantRoute
 	var details []string
+	viaAddRoutes := 0
 	for _, w := range want {
 		hops := hopsTo(routes, w.prefix)
 		switch {
 		case containsExact(hops, w.nextHop):
+		case containsExact(hops, addRoutesHop(w.prefix, w.windows)):
+			// microsoft/SDN Kubernetes/windows/AddRoutes.ps1 routes a peer's podCIDR via
+			// the peer's pod gateway (<cidr>.1 on Linux, .2 on Windows), on vEthernet
+			// (cbr0) at metric 250 and on the management vNIC at metric 300.
+			viaAddRoutes++
 		case len(hops) > 0:
 			details = append(details, fmt.Sprintf("%s (%s): route exists via %s, expected via %s", w.prefix, w.peer, strings.Join(hops, ","), w.nextHop))
 		default:
@@ -63,7 +91,11 @@ func (routes) Check(c C) Finding {
 		}
 	}
 	if len(missing) == 0 && len(details) == 0 {
-		return c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)), cites...)
+		f := c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)), cites...)
+		if viaAddRoutes > 0 {
+			f = f.With(fmt.Sprintf("%d of them via the peer's pod gateway, as the SDN AddRoutes.ps1 writes them", viaAddRoutes))
+		}
+		return f
 	}
 	if len(missing) == 0 {
 		return c.Warn("routes to peer pod CIDRs use unexpected next hops", cites...).With(details...)

@@ -12,7 +12,7 @@ import (
 type scheduling struct{}
 
 func (scheduling) Spec() Spec {
-	return Spec{ID: "NODE-SCHEDULING", Title: "node is registered and schedulable", FM: []string{},
+	return Spec{ID: "NODE-SCHEDULING", Layouts: allLayouts(), Title: "node is registered and schedulable", FM: []string{},
 		Reads: []evidence.Ref{evidence.Nodes()}}
 }
 

@@ -10,21 +10,24 @@ import (
 
 // component is one piece of the node stack as services or processes may carry it.
 type component struct {
-	label     string   // "kubelet"
-	services  []string // service names installers use
-	processes []string // process image names
+	label      string   // "kubelet"
+	services   []string // service names installers use
+	processes  []string // process image names
+	containers []string // container names when a DaemonSet pod runs it (supervisor.go)
 }
 
 func kubeletComponent() component {
-	return component{"kubelet", []string{"kubelet"}, []string{"kubelet.exe"}}
+	return component{"kubelet", []string{"kubelet"}, []string{"kubelet.exe"}, nil}
 }
 
 func kubeProxyComponent() component {
-	return component{"kube-proxy", []string{"kube-proxy", "kubeproxy"}, []string{"kube-proxy.exe"}}
+	// The HostProcess DaemonSets of sig-windows-tools, Calico and Antrea all name the
+	// container kube-proxy (hostprocess/flannel/kube-proxy/kube-proxy.yml).
+	return component{"kube-proxy", []string{"kube-proxy", "kubeproxy"}, []string{"kube-proxy.exe"}, []string{"kube-proxy"}}
 }
 
 func runtimeComponent() component {
-	return component{"container runtime", []string{"containerd", "docker"}, []string{"containerd.exe", "dockerd.exe"}}
+	return component{"container runtime", []string{"containerd", "docker"}, []string{"containerd.exe", "dockerd.exe"}, nil}
 }
 
 // state is what the node says about one component.
@@ -59,8 +62,11 @@ func (p service) Spec() Spec {
 	if p.comp.label == "container runtime" {
 		fm = append(fm, "FM-23")
 	}
-	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm,
-		Reads: []evidence.Ref{evidence.Services(), evidence.Processes()}}
+	reads := []evidence.Ref{evidence.Services(), evidence.Processes()}
+	if len(p.comp.containers) > 0 {
+		reads = append(reads, evidence.Pods()) // its DaemonSet pod (supervisor.go)
+	}
+	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm, Reads: reads, Layouts: allLayouts()}
 }
 
 func (p service) Check(c C) Finding {
@@ -73,8 +79,16 @@ func (p service) Check(c C) Finding {
 		return *bad
 	}
 	st := p.comp.state(svcs, procs)
+	if !st.hasSvc {
+		if f, ok := c.podJudgement(p.id, p.comp, st); ok {
+			return f.Citing(svcPath, procPath)
+		}
+	}
+	aks := aksServices(svcs)
 	var f Finding
 	switch {
+	case aks && st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual":
+		f = c.Pass(fmt.Sprintf("%s service %s is running (Manual, as AKS registers it)", p.comp.label, st.svc.Name)).With(aksStartedBy)
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
 		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
 			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
@@ -86,7 +100,10 @@ func (p service) Check(c C) Finding {
 	case st.hasSvc:
 		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running",
 			fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
-		if st.svc.StartType == "Automatic" {
+		if aks && st.svc.StartType == "Manual" {
+			f = f.With(aksStartedBy, "do not switch it to Automatic: windowsnodereset.ps1 must clean HNS before it starts")
+			f.Fix = startFix(p.id, []string{st.svc.Name})
+		} else if st.svc.StartType == "Automatic" {
 			f = f.With("it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {
@@ -95,6 +112,9 @@ func (p service) Check(c C) Finding {
 	default:
 		f = c.Fail(fmt.Sprintf("%s is not running: no %s service and no %s process", p.comp.label,
 			strings.Join(p.comp.services, "/"), strings.Join(p.comp.processes, "/"))).With("on SDN-script nodes run C:\\k\\start.ps1 again; elsewhere register the service (nssm install or sc.exe create)")
+		if len(p.comp.containers) > 0 {
+			f = f.With("kubeadm, Calico and Antrea layouts run it as a HostProcess DaemonSet pod instead, and no such pod is on this node: kubectl get ds -A -o wide | findstr " + p.comp.containers[0] + " (is its nodeSelector this node's?)")
+		}
 		f.Fix = registerFix(p.id, p.comp)
 	}
 	f = f.Citing(svcPath, procPath)

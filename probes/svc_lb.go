@@ -102,6 +102,16 @@ func (serviceLBs) Check(c C) Finding {
 			}
 		}
 	}
+	if len(have) == 0 {
+		// Not one load balancer: a winkernel kube-proxy that never synced looks exactly
+		// like one in userspace mode, or a CNI that proxies Services itself (AntreaProxy
+		// programs OVS flows, not HNS load balancers). The list alone cannot tell.
+		return c.Skip("no HNS load balancers at all: cannot tell a kube-proxy that never synced from one that does not program HNS",
+			polPath, procPath).With(
+			"check kube-proxy's --proxy-mode (kernelspace programs HNS load balancers; userspace does not) and its log for sync errors",
+			"with Antrea, AntreaProxy serves Services instead: check `antctl get ovsflows` on the node",
+			"on the node: Get-HnsPolicyList | Select -Expand Policies (expect ELB policies for the kube-dns VIP on UDP and TCP 53)")
+	}
 	dnsIP, _ := clusterconfig.KubeDNS(svcs)
 	var fails, warns []string
 	for _, want := range []lbKey{{dnsIP, 17, 53}, {dnsIP, 6, 53}} {

@@ -11,13 +11,17 @@ import (
 // writes it there; a test fails when it is stale).
 func (r *Registry) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| probe | what it judges | failure modes | evidence it reads |\n|---|---|---|---|\n")
+	b.WriteString("| probe | what it judges | failure modes | layouts it judges | evidence it reads |\n|---|---|---|---|---|\n")
 	for _, p := range r.probes {
 		reads := make([]string, len(p.spec.Reads))
 		for i, k := range p.spec.Reads {
 			reads[i] = "`" + k.Meta().Name + "`"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", p.spec.ID, p.spec.Title, strings.Join(p.spec.FM, ", "), strings.Join(reads, ", "))
+		layouts := strings.Join(p.spec.Layouts, ", ")
+		if layouts == "" {
+			layouts = "(not declared)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", p.spec.ID, p.spec.Title, strings.Join(p.spec.FM, ", "), layouts, strings.Join(reads, ", "))
 	}
 	return b.String()
 }

@@ -25,7 +25,7 @@ const (
 )
 
 func (hostUptime) Spec() Spec {
-	return Spec{ID: "HOST-UPTIME", Title: "host rebooted within two monthly update cycles, not in the last hour",
+	return Spec{ID: "HOST-UPTIME", Layouts: allLayouts(), Title: "host rebooted within two monthly update cycles, not in the last hour",
 		FM: []string{"FM-08"}, Reads: []evidence.Ref{evidence.Host()}}
 }
 

@@ -47,9 +47,13 @@ func newProbesCmd(streams genericiooptions.IOStreams) *cobra.Command {
 				return fmt.Errorf("unknown output %q for probes (want text or markdown)", output)
 			}
 			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "PROBE\tJUDGES\tREADS")
+			fmt.Fprintln(w, "PROBE\tJUDGES\tLAYOUTS\tREADS")
 			for _, p := range reg.Probes() {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", p.ID(), p.Title(), strings.Join(p.ReadPaths("<node>"), ", "))
+				layouts := strings.Join(p.Spec().Layouts, ", ")
+				if layouts == "" {
+					layouts = "(not declared)"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.ID(), p.Title(), layouts, strings.Join(p.ReadPaths("<node>"), ", "))
 			}
 			return w.Flush()
 		},

@@ -15,6 +15,7 @@ type CNIConfig struct {
 	ExceptionList []string // OutBoundNAT exceptions
 	RoutePrefixes []string // ROUTE / SDNRoute destination prefixes
 	Subnet        string   // ipam.subnet, when set
+	Mode          string   // the plugin's mode (Calico: "vxlan" or "windows-bgp"), when set
 }
 
 // DecodeCNIConfig reads cni-config.json: the file as it is on the node.
@@ -30,9 +31,11 @@ func DecodeCNIConfig(file string, b []byte) (CNIConfig, error) {
 	var c CNIConfig
 	c.Name = str(get(root, "name"))
 	c.Type = str(get(root, "type"))
+	c.Mode = str(get(root, "mode"))
 	if plugins, ok := get(root, "plugins").([]any); ok && len(plugins) > 0 {
 		if p, ok := plugins[0].(map[string]any); ok && c.Type == "" {
 			c.Type = str(get(p, "type"))
+			c.Mode = str(get(p, "mode"))
 		}
 	}
 	if d, ok := get(root, "delegate").(map[string]any); ok {

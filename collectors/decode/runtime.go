@@ -173,7 +173,7 @@ type ContainerdConfig struct {
 }
 
 // DecodeContainerdConfig reads containerd-config.toml. It finds the sandbox image in the
-// config v2 layout (plugins."io.containerd.grpc.v1.cri".sandbox_image) and the v3 layout
+// config v1 layout (plugins.cri.sandbox_image), the v2 layout (plugins."io.containerd.grpc.v1.cri".sandbox_image) and the v3 layout
 // (plugins."io.containerd.cri.v1.images".pinned_images.sandbox).
 func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 	t, err := Text(file, b)
@@ -187,6 +187,11 @@ func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 	plugins, _ := root["plugins"].(map[string]any)
 	var c ContainerdConfig
 	if cri, ok := plugins["io.containerd.grpc.v1.cri"].(map[string]any); ok {
+		c.SandboxImage, _ = cri["sandbox_image"].(string)
+	}
+	// The config v1 layout, [plugins.cri], which AKS still writes on Windows
+	// (Azure/AgentBaker staging/cse/windows/containerdtemplate.toml).
+	if cri, ok := plugins["cri"].(map[string]any); ok && c.SandboxImage == "" {
 		c.SandboxImage, _ = cri["sandbox_image"].(string)
 	}
 	if imgs, ok := plugins["io.containerd.cri.v1.images"].(map[string]any); ok {

@@ -87,7 +87,9 @@ func Containers() Key[[]decode.Container] {
 
 // CNIConfig is nodes/<node>/cni-config.json.
 func CNIConfig() Key[decode.CNIConfig] {
-	return NodeKey(FileCNIConfig, decode.DecodeCNIConfig, Meta{
+	// Raw: Get-Content -Raw keeps the file's line ends; PowerShell-written configs are
+	// CRLF, Calico's install-cni (Go) writes LF.
+	return NodeKey(FileCNIConfig, decode.DecodeCNIConfig, Meta{Raw: true,
 		Command: "`Get-Content -Raw` of the first `*.conf`/`*.conflist`/`*.json` in `C:\\k\\cni\\config`, `C:\\etc\\cni\\net.d`, `C:\\ProgramData\\containerd\\cni\\conf`",
 		Format:  "the file as on disk: a CNI config or conflist with `name` (win-bridge, win-overlay, flannel, wincni, sdnbridge, sdnoverlay)",
 	})
