@@ -14,22 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
-
-// openBundle opens a snapshot bundle for analyze, verified first: checksums, format,
-// and no entry that could escape the root.
-func openBundle(ctx context.Context, path string) (collectors.Evidence, string, error) {
-	b, err := bundle.OpenContext(ctx, path)
-	if err != nil {
-		return collectors.Evidence{}, "", err
-	}
-	return collectors.Evidence{FS: b.FS()}, "bundle " + path, nil
-}
 
 type snapshotOptions struct {
 	out      string
@@ -109,7 +98,11 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 	if err != nil {
 		return err
 	}
+	addSecrets(opt.Redact, sess.secrets, streams.ErrOut)
 	m, findings, err := sess.api(nil).Snapshot(ctx, opt)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}

@@ -69,9 +69,10 @@ func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string
 
 // outputOptions are the flags every command that prints findings shares.
 type outputOptions struct {
-	format  string
-	failOn  string
-	verbose bool
+	format      string
+	failOn      string
+	verbose     bool
+	redactRules string
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
@@ -79,6 +80,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "fail", "lowest status that makes the exit code 1: warn, fail or error")
 	// No -v: in kubectl -v is the log level; here this is a plain switch.
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "text output: show details of passing checks too")
+	cmd.Flags().StringVar(&o.redactRules, "redact-rules", "", "YAML or JSON file of extra redaction rules for the report (the defaults always apply)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return report.FormatCompletions(), cobra.ShellCompDirectiveNoFileComp
 	})
