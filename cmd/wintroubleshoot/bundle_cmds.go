@@ -46,7 +46,7 @@ Secret values, connection strings, cloud keys); --redact-rules adds rules of you
 Read it back with 'wintroubleshoot analyze FILE'; compare two with 'wintroubleshoot diff'.
 
 Exit codes as for --report: 0 nothing at or above fail, 1 failures found, 2 usage or
-write error, 3 nothing could be judged. The bundle is written in every case but 2.`),
+write error, 3 nothing could be judged, 130 interrupted. The bundle is written in every case but 2 and 130.`),
 		Example: strings.TrimSpace(`
   WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz
   wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),

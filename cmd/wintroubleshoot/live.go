@@ -168,7 +168,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		if len(overrides) == 0 {
 			return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("%w\n(to probe nodes without a cluster, name them: --node NAME=HOST)", kerr)}
 		}
-		fmt.Fprintf(streams.ErrOut, "warning: no cluster evidence, probing the --node list only: %v\n", kerr)
+		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: no cluster evidence, probing the --node list only: %v", kerr)))
 		s.source = "nodes " + strings.Join(order, ", ")
 	}
 	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
@@ -188,7 +188,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		return cfg
 	})
 	for _, w := range warnings {
-		fmt.Fprintln(streams.ErrOut, "warning:", w)
+		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: %v", w)))
 	}
 	s.targets = targets
 	s.secrets = append([]string{pw}, kubeSecrets(o.kube)...)

@@ -78,3 +78,10 @@ func (s screenRedactor) Redact(name, text string) string {
 	}
 	return s.r.String(name, text)
 }
+
+// safeLine is a message for stderr (a warning, the final error) with the default rules
+// applied: errors from client-go and the transports quote URLs and requests, and a
+// kubeconfig server URL may carry user:password.
+func safeLine(s string) string {
+	return redact.Default().String("stderr.txt", s)
+}

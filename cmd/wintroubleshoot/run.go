@@ -57,12 +57,12 @@ func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(streams.ErrOut, "error:", ee.err)
+			fmt.Fprintln(streams.ErrOut, safeLine("error: "+ee.err.Error()))
 		}
 		return ee.code
 	}
 	// cobra's own errors: unknown flags, wrong argument counts, flag marks.
-	fmt.Fprintln(streams.ErrOut, "error:", err)
+	fmt.Fprintln(streams.ErrOut, safeLine("error: "+err.Error()))
 	fmt.Fprintf(streams.ErrOut, "run '%s --help' for usage\n", root.CommandPath())
 	return report.ExitUsage
 }
@@ -125,7 +125,7 @@ With no subcommand it opens the interactive screen; --report prints the findings
 With no cluster at hand, 'wintroubleshoot demo' runs against a built-in fleet of fake nodes.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
-2 usage or input error; 3 nothing could be judged.`),
+2 usage or input error; 3 nothing could be judged (no node reached); 130 interrupted.`),
 		Example: strings.TrimSpace(`
   # open the interactive screen on the current kubeconfig context
   wintroubleshoot
