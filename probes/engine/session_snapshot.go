@@ -62,6 +62,9 @@ func (s *Session) Snapshot(ctx context.Context, opt SnapshotOptions) (*bundle.Ma
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("snapshot %s interrupted, nothing written: %w", opt.Path, err)
+	}
 	findings, err := Analyze(s.Engine.Registry, s.Engine.Tree.Evidence(), nil)
 	if err != nil {
 		fmt.Fprintf(opt.Log, "warning: nothing to judge: %v\n", err)
@@ -128,7 +131,11 @@ func (s *Session) collectSnapshot(ctx context.Context, opt SnapshotOptions, now 
 		cerr := eng.Collect(ctx, t, names)
 		n, size, err := spoolNode(eng.Tree, t.Name, spool, needed)
 		line := fmt.Sprintf("%d files, %s in %s", n, HumanBytes(size), time.Since(start).Round(time.Millisecond))
-		if cerr != nil {
+		switch {
+		case cerr != nil && ctx.Err() != nil:
+			// The run was stopped: the node did not fail to answer.
+			line = fmt.Sprintf("interrupted: %v", ctx.Err())
+		case cerr != nil:
 			line = fmt.Sprintf("unreachable: %v", cerr)
 		}
 		finished(t, line, err)
