@@ -230,3 +230,19 @@ func TestExitTable(t *testing.T) {
 		})
 	}
 }
+
+// TestNoAuditRunsLoudly: --no-audit is the explicit way past an unwritable audit log:
+// the fix runs, and stderr says nothing records it.
+func TestNoAuditRunsLoudly(t *testing.T) {
+	fake, access := fakeFixNode(t, "routes-missing")
+	state := filepath.Join(t.TempDir(), "state")
+	os.WriteFile(state, nil, 0o600)
+	t.Setenv("XDG_STATE_HOME", state)
+	code, out, errOut := run(t, append([]string{"fix", "NET-ROUTES", "--yes", "--no-audit"}, access...)...)
+	if code != 0 || fixCalls(fake) == 0 {
+		t.Fatalf("exit %d, %d fix calls\n%s\n%s", code, fixCalls(fake), out, errOut)
+	}
+	if !strings.Contains(errOut, "warning: --no-audit") {
+		t.Errorf("no loud warning: %s", errOut)
+	}
+}

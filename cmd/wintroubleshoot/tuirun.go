@@ -49,7 +49,7 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 		return err
 	}
 	api := sess.api(fx)
-	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api}, red)
+	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api, sess.secrets}, red)
 }
 
 // runTUI opens the screen over a fleet and waits until the person quits.
@@ -106,7 +106,8 @@ func firstLineOf(err error) string {
 // sessionSnapshot is the screen's s key: a snapshot of the live session, with the
 // snapshot command's defaults, written to the current folder.
 type sessionSnapshot struct {
-	sess *engine.Session
+	sess    *engine.Session
+	secrets []string // the run's credentials, redacted from the bundle as literals
 }
 
 func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total int, item string)) (string, error) {
@@ -116,6 +117,7 @@ func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total
 	if err != nil {
 		return "", err
 	}
+	addSecrets(opt.Redact, s.secrets, io.Discard)
 	total := len(s.sess.Targets) + 1 // the nodes, then the bundle
 	opt.OnNode = func(done, _ int, node string) { progress(done, total, node) }
 	_, findings, err := s.sess.Snapshot(ctx, opt)
