@@ -96,7 +96,7 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			}
 		},
 		"refused-fix": func(t *testing.T) []exitRun {
-			fake, access := fakeFixNode(t, "routes-missing")
+			fake, access := fakeFixNode(t, "kubelet-service-stopped")
 			// A state "directory" that is a file: the log's folder cannot be made, for
 			// root as for anyone.
 			state := filepath.Join(t.TempDir(), "state")
@@ -107,7 +107,7 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 					t.Error("a fix ran although its audit log could not be written")
 				}
 			})
-			return []exitRun{{args: append([]string{"fix", "NET-ROUTES", "--yes"}, access...),
+			return []exitRun{{args: append([]string{"fix", "SVC-KUBELET", "--yes"}, access...),
 				stderr: "cannot write the audit log at " + filepath.Join(state, "wintroubleshoot", "audit.jsonl")}}
 		},
 		"no-cluster": func(t *testing.T) []exitRun {
@@ -234,11 +234,11 @@ func TestExitTable(t *testing.T) {
 // TestNoAuditRunsLoudly: --no-audit is the explicit way past an unwritable audit log:
 // the fix runs, and stderr says nothing records it.
 func TestNoAuditRunsLoudly(t *testing.T) {
-	fake, access := fakeFixNode(t, "routes-missing")
+	fake, access := fakeFixNode(t, "kubelet-service-stopped")
 	state := filepath.Join(t.TempDir(), "state")
 	os.WriteFile(state, nil, 0o600)
 	t.Setenv("XDG_STATE_HOME", state)
-	code, out, errOut := run(t, append([]string{"fix", "NET-ROUTES", "--yes", "--no-audit"}, access...)...)
+	code, out, errOut := run(t, append([]string{"fix", "SVC-KUBELET", "--yes", "--no-audit"}, access...)...)
 	if code != 0 || fixCalls(fake) == 0 {
 		t.Fatalf("exit %d, %d fix calls\n%s\n%s", code, fixCalls(fake), out, errOut)
 	}
