@@ -167,7 +167,7 @@ func readmeExitRows(t *testing.T) map[string]int {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	row := regexp.MustCompile("^\\| (\\d+) \\| ([a-z-]+) \\|")
+	row := regexp.MustCompile(`^\| (\d+) \| ([a-z-]+) \|`)
 	rows, in := map[string]int{}, false
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		line := sc.Text()
