@@ -107,6 +107,16 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 		return &exitError{code: report.ExitUsage, err: err}
 	}
 	printWritten(streams.Out, o.out, m, findings)
+	reached := 0
+	for _, n := range m.Nodes {
+		if n.Error == "" {
+			reached++
+		}
+	}
+	if len(m.Nodes) > 0 && reached == 0 {
+		// As for --report: the bundle is written (it says why), but no node was judged.
+		return &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("none of the %d nodes could be reached", len(m.Nodes))}
+	}
 	if code := report.ExitCode(findings, report.DefaultFailOn); code != report.ExitOK {
 		return &exitError{code: code}
 	}

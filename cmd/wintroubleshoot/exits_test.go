@@ -117,8 +117,11 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 		"unreachable": func(t *testing.T) []exitRun {
 			noClusterHere(t)
 			t.Setenv("WTS_PASSWORD", "exit-test-pw")
-			return []exitRun{{args: []string{"--report", "--transport", "winrm", "--winrm-auth", "basic",
-				"--node", "win-1=127.0.0.1:1", "--node", "win-2=127.0.0.1:1"}, stderr: "none of the 2 nodes could be reached"}}
+			nodes := []string{"--transport", "winrm", "--winrm-auth", "basic", "--node", "win-1=127.0.0.1:1", "--node", "win-2=127.0.0.1:1"}
+			return []exitRun{
+				{args: append([]string{"--report"}, nodes...), stderr: "none of the 2 nodes could be reached"},
+				{args: append([]string{"snapshot", filepath.Join(t.TempDir(), "s.tar.gz")}, nodes...), stderr: "none of the 2 nodes could be reached"},
+			}
 		},
 		"interrupted": func(t *testing.T) []exitRun {
 			return []exitRun{{args: []string{"analyze", scenarioDir(t, "routes-missing")}, stderr: "interrupted"}}
