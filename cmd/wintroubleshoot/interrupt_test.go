@@ -4,7 +4,9 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +71,43 @@ func TestInterruptMidRun(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("an interrupted snapshot left %d entries behind (%s...)", len(left), left[0].Name())
+	}
+}
+
+// TestSIGINTExits130: the real signal path (main's NotifyContext): a built binary
+// sweeping a node that never answers, sent SIGINT, says "interrupted" and exits 130.
+func TestSIGINTExits130(t *testing.T) {
+	if testing.Short() || runtime.GOOS == "windows" {
+		t.Skip("builds the binary; Windows cannot send SIGINT to a process")
+	}
+	bin := filepath.Join(t.TempDir(), "wintroubleshoot")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, out)
+	}
+	addr := hangingNode(t)
+	cmd := exec.Command(bin, "--report", "--transport", "winrm", "--winrm-auth", "basic", "--node", "win-1="+addr)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=", "WTS_PASSWORD=sigint-pw")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 20s after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != report.ExitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130 and \"interrupted\"", code, stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("an interrupted run printed a report:\n%.500s", stdout.String())
 	}
 }
