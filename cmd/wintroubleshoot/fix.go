@@ -147,7 +147,8 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	}
 	out, err := fixer.Apply(ctx, *f, fix, o.answer(streams, engine.ConfirmationFor(*f, fix)))
 	if out.Output != "" {
-		fmt.Fprintf(streams.Out, "output:\n%s\n", indent(out.Output))
+		// What the node printed, through the run's redactor as the audit entry is.
+		fmt.Fprintf(streams.Out, "output:\n%s\n", indent(red.String("fix-output.txt", out.Output)))
 	}
 	// The engine decided; this only maps its Result to what a shell sees.
 	switch out.Result {
