@@ -253,7 +253,7 @@ func (m Model) copyFinding() (tea.Model, tea.Cmd) {
 		m.setStatus("copy failed: "+err.Error(), true)
 		return m, nil
 	}
-	text := buf.String()
+	text := m.redact("finding.md", buf.String())
 	m.setStatus(fmt.Sprintf("copied %s on %s as Markdown", f.Probe, report.NodeLabel(f.Node)), false)
 	if m.opts.Clipboard != nil {
 		return m, m.opts.Clipboard(text)

@@ -77,6 +77,8 @@ func (m Model) onEvidence(msg evidenceMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.setStatus(fmt.Sprintf("%s (%d bytes)", msg.path, len(msg.data)), false)
+	// Redacted by the file's own name: a JSON file by value, whole.
+	msg.data = []byte(m.redact(msg.path, string(msg.data)))
 	if m.opts.Pager != nil {
 		return m, m.opts.Pager(msg.path, msg.data)
 	}

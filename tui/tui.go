@@ -76,6 +76,24 @@ type Options struct {
 	// NoColor renders without any colour (glyphs and text decoration only). New also
 	// honours a non-empty NO_COLOR environment variable.
 	NoColor bool
+	// Redactor removes secrets from what leaves the screen: the copy (y) and the
+	// evidence pager (e). nil copies and shows text as it is (tests, the demo).
+	Redactor Redactor
+}
+
+// Redactor removes secrets from text that leaves the screen. name is the file the text
+// is (or would be): its suffix chooses how it is read (JSON by value, else by line).
+// cmd passes the run's one redactor, built with the node password it used.
+type Redactor interface {
+	Redact(name string, s string) string
+}
+
+// redact is s through the screen's Redactor, or s itself without one.
+func (m Model) redact(name, s string) string {
+	if m.opts.Redactor == nil {
+		return s
+	}
+	return m.opts.Redactor.Redact(name, s)
 }
 
 // focus is the pane that receives navigation keys.

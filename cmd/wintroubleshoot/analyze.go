@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -40,45 +41,56 @@ what 'wintroubleshoot snapshot' writes; its checksums are verified first.`),
 	return cmd
 }
 
-// analyzePath judges a folder or bundle and prints the findings.
+// analyzePath judges a folder or bundle and prints the findings. A folder is confined
+// to itself (a link out of it, to ~/.kube/config say, is refused) and reads are capped,
+// as a bundle's are. An interrupt stops it between nodes and prints nothing.
 func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path string, nodes []string, out outputOptions) error {
 	format, failOn, err := out.parse()
 	if err != nil {
 		return err
 	}
-	ev, source, err := openEvidence(ctx, path)
+	red, err := newRunRedactor(out.redactRules)
 	if err != nil {
+		return err
+	}
+	ev, source, closer, err := bundle.OpenEvidence(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		return &exitError{code: report.ExitUsage, err: err}
 	}
-	findings, err := engine.Analyze(probes.Default(), ev, nodes)
+	defer closer.Close()
+	findings, err := engine.AnalyzeContext(ctx, probes.Default(), ev, nodes)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
-	return printFindings(streams, format, failOn, meta, findings, engine.ReaderOf(ev), out.verbose)
+	return printFindings(ctx, streams, format, failOn, meta, findings, engine.ReaderOf(ev), out.verbose, red)
 }
 
-// openEvidence opens a folder, or a bundle when the path is a file.
-func openEvidence(ctx context.Context, path string) (collectors.Evidence, string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return collectors.Evidence{}, "", fmt.Errorf("opening evidence: %w", err)
-	}
-	if st.IsDir() {
-		return collectors.Evidence{FS: os.DirFS(path)}, "folder " + path, nil
-	}
-	return openBundle(ctx, path)
+// interrupted is the end of a run stopped by Ctrl-C (or SIGTERM): it says so, writes no
+// report, and exits 130 as a shell does for SIGINT.
+func interrupted() error {
+	return &exitError{code: report.ExitInterrupted, err: errors.New("interrupted: nothing was written")}
 }
 
-// printFindings renders findings and turns them into the exit code.
-func printFindings(streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
-	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool) error {
+// printFindings renders findings through the run's redactor and turns them into the
+// exit code.
+func printFindings(ctx context.Context, streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
+	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool, red *redact.Redactor) error {
 	info, _ := format.Info()
 	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: verbose}
 	if info.Excerpts {
-		opt.Excerpts = engine.Excerpts(read, findings)
+		opt.Excerpts = engine.Excerpts(read, findings, red)
 	}
-	if err := report.Write(streams.Out, format, meta, findings, opt); err != nil {
+	if ctx.Err() != nil {
+		return interrupted()
+	}
+	if err := report.WriteRedacted(streams.Out, format, meta, findings, opt, red); err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("writing the report: %w", err)}
 	}
 	if code := report.ExitCode(findings, failOn); code != report.ExitOK {

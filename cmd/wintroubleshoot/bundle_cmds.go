@@ -14,22 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
-
-// openBundle opens a snapshot bundle for analyze, verified first: checksums, format,
-// and no entry that could escape the root.
-func openBundle(ctx context.Context, path string) (collectors.Evidence, string, error) {
-	b, err := bundle.OpenContext(ctx, path)
-	if err != nil {
-		return collectors.Evidence{}, "", err
-	}
-	return collectors.Evidence{FS: b.FS()}, "bundle " + path, nil
-}
 
 type snapshotOptions struct {
 	out      string
@@ -57,7 +46,7 @@ Secret values, connection strings, cloud keys); --redact-rules adds rules of you
 Read it back with 'wintroubleshoot analyze FILE'; compare two with 'wintroubleshoot diff'.
 
 Exit codes as for --report: 0 nothing at or above fail, 1 failures found, 2 usage or
-write error, 3 nothing could be judged. The bundle is written in every case but 2.`),
+write error, 3 nothing could be judged, 130 interrupted. The bundle is written in every case but 2 and 130.`),
 		Example: strings.TrimSpace(`
   WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz
   wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml`),
@@ -109,11 +98,25 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 	if err != nil {
 		return err
 	}
+	addSecrets(opt.Redact, sess.secrets, streams.ErrOut)
 	m, findings, err := sess.api(nil).Snapshot(ctx, opt)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: err}
 	}
 	printWritten(streams.Out, o.out, m, findings)
+	reached := 0
+	for _, n := range m.Nodes {
+		if n.Error == "" {
+			reached++
+		}
+	}
+	if len(m.Nodes) > 0 && reached == 0 {
+		// As for --report: the bundle is written (it says why), but no node was judged.
+		return &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("none of the %d nodes could be reached", len(m.Nodes))}
+	}
 	if code := report.ExitCode(findings, report.DefaultFailOn); code != report.ExitOK {
 		return &exitError{code: code}
 	}

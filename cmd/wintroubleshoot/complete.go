@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -50,10 +51,11 @@ func wireCommand(c *cobra.Command, kube *genericclioptions.ConfigFlags) {
 			if len(args) == 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			ev, _, err := openEvidence(cmd.Context(), args[0])
+			ev, _, closer, err := bundle.OpenEvidence(cmd.Context(), args[0])
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
+			defer closer.Close()
 			return ev.Nodes(), cobra.ShellCompDirectiveNoFileComp
 		})
 	case "fix":

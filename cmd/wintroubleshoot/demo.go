@@ -47,12 +47,19 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 				return &exitError{code: report.ExitUsage, err: err}
 			}
 			defer stop()
+			red, err := newRunRedactor(out.redactRules)
+			if err != nil {
+				return err
+			}
 			if !headless {
-				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
+				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, red)
 			}
 			findings := fl.Judge(ctx, nil, nil)
+			if ctx.Err() != nil {
+				return interrupted()
+			}
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
-			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out.verbose)
+			return printFindings(ctx, streams, format, failOn, meta, findings, fl.Evidence, out.verbose, red)
 		},
 	}
 	out.addFlags(cmd)

@@ -110,7 +110,8 @@ func exampleExits() map[string]int {
 		// fakenode (hidden)
 		"export WTS_PASSWORD=demo-only": 0,
 		"wintroubleshoot fakenode --scenario routes-missing --listen 127.0.0.1:5986 --https --cert-out /tmp/node.pem &": 0,
-		"wintroubleshoot --report --node win-1=127.0.0.1:5986 --winrm-ca-file /tmp/node.pem --winrm-auth basic":         1,
+		// The fake node of this world listens elsewhere: no node answers, nothing judged.
+		"wintroubleshoot --report --node win-1=127.0.0.1:5986 --winrm-ca-file /tmp/node.pem --winrm-auth basic": 3,
 		// fix
 		"wintroubleshoot fix SVC-KUBELET --node win-1 --dry-run":       0,
 		"WTS_PASSWORD=... wintroubleshoot fix NET-ROUTES --node win-1": 0,
@@ -132,9 +133,9 @@ func exampleExits() map[string]int {
 		"wintroubleshoot --report -o json | jq .summary":                                                              0, // jq's exit, as in sh
 		"wintroubleshoot --report -o junit > windows-nodes.xml":                                                       1,
 		"wintroubleshoot --report --node win-1=ssh://10.0.0.5 --node win-2=10.0.0.6:5986 --ssh-key ~/.ssh/id_ed25519": 1,
-		// Elsewhere than on Windows the local transport says it runs only there: an error
-		// finding, which exits 1 as any error among judged findings does.
-		"wintroubleshoot.exe --report --transport local --node win-1=local://localhost":                                                 1,
+		// Elsewhere than on Windows the local transport says it runs only there: no node
+		// could be reached, so nothing was judged (3), whatever the cluster says.
+		"wintroubleshoot.exe --report --transport local --node win-1=local://localhost":                                                 3,
 		"wintroubleshoot --report --password-secret user-cluster-1/windows-node-password --password-secret-kubeconfig admin.kubeconfig": 1,
 		"wintroubleshoot fix NET-ROUTES --node win-1 --dry-run":                                                                         0,
 		"wintroubleshoot fix NET-ROUTES --node win-1":                                                                                   0,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -73,6 +75,7 @@ be lost.`),
 	cmd.Flags().StringVar(&o.confirm, "confirm", "", "with --yes: the node name, which a disruptive fix needs typed back")
 	cmd.Flags().BoolVar(&o.drain.Force, "force", false, "drain: also delete pods no controller manages (nothing recreates them)")
 	cmd.Flags().BoolVar(&o.drain.DeleteEmptyDirData, "delete-emptydir-data", false, "drain: also evict pods with emptyDir volumes (their data is lost)")
+	cmd.Flags().BoolVar(&live.noAudit, "no-audit", false, "run the fix even when the audit log cannot be written (nothing records it; prints a warning)")
 	cmd.Flags().DurationVar(&o.drain.Timeout, "drain-timeout", 2*time.Minute, "drain: how long to wait for evicted pods to go")
 	live.access.addFlagsExceptNode(cmd)
 	return cmd
@@ -93,9 +96,19 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	if err != nil {
 		return err
 	}
-	fixer, err := sess.fixer()
+	red, err := newRunRedactor("")
 	if err != nil {
 		return err
+	}
+	addSecrets(red, sess.secrets, streams.ErrOut)
+	fixer, err := sess.fixer(red, live.noAudit, streams.ErrOut)
+	if err != nil {
+		return err
+	}
+	// Found before the probe and the prompt: nobody should confirm a fix that the
+	// engine will refuse (it checks again before running).
+	if err := fixer.Audit.Check(); err != nil && !o.dryRun {
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%w: %w", engine.ErrRefused, err)}
 	}
 	fixer.Drain = o.drain
 	var target *engine.Target
@@ -142,7 +155,8 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 	}
 	out, err := fixer.Apply(ctx, *f, fix, o.answer(streams, engine.ConfirmationFor(*f, fix)))
 	if out.Output != "" {
-		fmt.Fprintf(streams.Out, "output:\n%s\n", indent(out.Output))
+		// What the node printed, through the run's redactor as the audit entry is.
+		fmt.Fprintf(streams.Out, "output:\n%s\n", indent(red.String("fix-output.txt", out.Output)))
 	}
 	// The engine decided; this only maps its Result to what a shell sees.
 	switch out.Result {
@@ -190,8 +204,10 @@ func (o *fixOptions) answer(streams genericiooptions.IOStreams, c engine.Confirm
 	return engine.Typed(line)
 }
 
-// fixer builds the fix runner of a session.
-func (s *session) fixer() (*engine.Fixer, error) {
+// fixer builds the fix runner of a session. Its audit log is redacted by red; noAudit
+// (--no-audit) runs fixes without one, said loudly on warn because nothing will then
+// record what was changed.
+func (s *session) fixer(red *redact.Redactor, noAudit bool, warn io.Writer) (*engine.Fixer, error) {
 	targets := map[string]engine.Target{}
 	for _, t := range s.targets {
 		targets[t.Name] = t
@@ -200,7 +216,12 @@ func (s *session) fixer() (*engine.Fixer, error) {
 	if u, err := user.Current(); err == nil {
 		who = u.Username
 	}
-	x := &engine.Fixer{Engine: s.engine, Targets: targets, Audit: &engine.Audit{Path: engine.DefaultAuditPath()}, User: who}
+	x := &engine.Fixer{Engine: s.engine, Targets: targets, User: who}
+	if noAudit {
+		fmt.Fprintln(warn, "warning: --no-audit: fixes run now are recorded nowhere (no audit log)")
+	} else {
+		x.Audit = &engine.Audit{Path: engine.DefaultAuditPath(), Redact: red}
+	}
 	if s.client != nil {
 		x.Kube = s.client
 		x.Refresh = func(ctx context.Context) error {

@@ -33,7 +33,8 @@ func fakeFixNode(t *testing.T, scenario string) (*fakenode.Node, []string) {
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("WTS_PASSWORD", "fixpw")
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	return fake, []string{"--kubeconfig", t.TempDir() + "/none", "--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http",
+	noClusterHere(t)
+	return fake, []string{"--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http",
 		"--node", meta.Nodes[0] + "=" + srv.Addr()}
 }
 

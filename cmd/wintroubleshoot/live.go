@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -26,12 +28,15 @@ type liveOptions struct {
 	out    outputOptions
 	report bool
 	from   string
+	// noAudit (--no-audit, on the screen and fix) runs fixes without an audit log.
+	noAudit bool
 }
 
 func (o *liveOptions) addFlags(cmd *cobra.Command) {
 	o.access.addFlags(cmd)
 	o.out.addFlags(cmd)
 	cmd.Flags().BoolVar(&o.report, "report", false, "print findings and exit instead of opening the interactive screen (never runs fixes)")
+	cmd.Flags().BoolVar(&o.noAudit, "no-audit", false, "the screen's fixes: run them even when the audit log cannot be written (nothing records them; prints a warning)")
 	cmd.Flags().StringVar(&o.from, "from", "", "with --report: judge evidence in this folder or bundle instead of a live cluster")
 }
 
@@ -44,10 +49,8 @@ func (o *liveOptions) validate() error {
 	if _, _, err := o.out.parse(); err != nil {
 		return err
 	}
-	if _, err := o.access.transports().parse(o.access.transport); err != nil {
-		return usageErr("--transport: %v", err)
-	}
-	return nil
+	_, _, err := o.access.check()
+	return err
 }
 
 // run is the root command once validated: --from, the screen, or the report.
@@ -62,16 +65,44 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	if err != nil {
 		return err
 	}
+	red, err := newRunRedactor(o.out.redactRules)
+	if err != nil {
+		return err
+	}
 	sess, err := o.connect(ctx, streams)
 	if err != nil {
 		return err
 	}
+	addSecrets(red, sess.secrets, streams.ErrOut)
 	api := sess.api(nil)
 	progress := newProgress(streams.ErrOut, len(api.Targets))
-	findings := api.Probe(ctx, progress.event)
+	var reached atomic.Int64
+	findings := api.Probe(ctx, func(ev engine.Event) {
+		if ev.Kind == engine.NodeCollected && ev.Err == nil {
+			reached.Add(1)
+		}
+		progress.event(ev)
+	})
 	progress.done()
+	// An interrupt makes every node's sweep fail: that is not the nodes being
+	// unreachable, and a report saying so would be wrong.
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
-	return printFindings(streams, format, failOn, meta, findings, api.Read, o.out.verbose)
+	err = printFindings(ctx, streams, format, failOn, meta, findings, api.Read, o.out.verbose, red)
+	if len(api.Targets) > 0 && reached.Load() == 0 && !isUsage(err) {
+		// No node answered: what the cluster says about them is not a judgement of
+		// the nodes, so the run is "nothing could be judged", whatever else it found.
+		return &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("none of the %d nodes could be reached", len(api.Targets))}
+	}
+	return err
+}
+
+// isUsage says whether err ends the run with exit 2.
+func isUsage(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == report.ExitUsage
 }
 
 // explicitCluster says whether the user named a cluster (flag or $KUBECONFIG).
@@ -88,6 +119,9 @@ type session struct {
 	targets                  []engine.Target
 	client                   *kube.Client
 	source, cluster, context string
+	// secrets are the credentials the run uses (the node password, the kubeconfig's
+	// token or password): every output's redactor replaces them (addSecrets).
+	secrets []string
 }
 
 // api is the session as the engine's front-end API, with fx as its fix runner (nil:
@@ -102,24 +136,23 @@ func (s *session) api(fx *engine.Fixer) *engine.Session {
 // it probes those nodes alone.
 func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOStreams) (*session, error) {
 	a := &o.access
-	def, err := a.transports().parse(a.transport)
+	def, overrides, err := a.check()
 	if err != nil {
-		return nil, usageErr("--transport: %v", err)
+		return nil, err
 	}
-	var overrides []engine.Override
 	var order []string
-	for _, s := range a.nodes {
-		ov, err := a.transports().parseOverride(s, def)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		overrides = append(overrides, ov)
+	for _, ov := range overrides {
 		order = append(order, ov.Name)
 	}
 	tree := collectors.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
 	client, kerr := kube.New(o.kube)
+	if kerr != nil && o.explicitCluster() {
+		// A cluster named but not loadable (a mistyped --context, a malformed
+		// --kubeconfig) is bad input: probing the --node list alone would hide it.
+		return nil, usageErr("%v", kerr)
+	}
 	var found []engine.Discovered
 	if kerr == nil {
 		var disc kube.Discovery
@@ -135,7 +168,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		if len(overrides) == 0 {
 			return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("%w\n(to probe nodes without a cluster, name them: --node NAME=HOST)", kerr)}
 		}
-		fmt.Fprintf(streams.ErrOut, "warning: no cluster evidence, probing the --node list only: %v\n", kerr)
+		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: no cluster evidence, probing the --node list only: %v", kerr)))
 		s.source = "nodes " + strings.Join(order, ", ")
 	}
 	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
@@ -155,9 +188,10 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		return cfg
 	})
 	for _, w := range warnings {
-		fmt.Fprintln(streams.ErrOut, "warning:", w)
+		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: %v", w)))
 	}
 	s.targets = targets
+	s.secrets = append([]string{pw}, kubeSecrets(o.kube)...)
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
@@ -70,6 +71,11 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 	if !ok || name == "" || addr == "" {
 		return engine.Override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
 	}
+	// The name becomes a folder (nodes/<name>/) and a key in every report: it must be
+	// a Kubernetes node name, as the bundle reader demands of folders.
+	if err := bundle.CheckNodeName(name); err != nil {
+		return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
+	}
 	o := engine.Override{Name: name, Kind: def}
 	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
 		k, err := ts.parse(scheme)
@@ -81,7 +87,13 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		o.Host = strings.Trim(addr, "[]")
+		if o.Host == "" {
+			return engine.Override{}, fmt.Errorf("--node %q: no host after the scheme: want NAME=SCHEME://HOST[:PORT]", s)
+		}
 		return o, nil
+	}
+	if host == "" {
+		return engine.Override{}, fmt.Errorf("--node %q: no host before the port", s)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 || p > 65535 {
@@ -89,6 +101,34 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 	}
 	o.Host, o.Port = host, p
 	return o, nil
+}
+
+// check validates every node-access flag before anything connects, as kubectl's
+// Validate does, and returns the default transport and the --node overrides: a bad
+// value is a usage error (exit 2), never a per-node failure found after dialling.
+func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
+	def, err := a.transports().parse(a.transport)
+	if err != nil {
+		return "", nil, usageErr("--transport: %v", err)
+	}
+	if a.timeout <= 0 {
+		return "", nil, usageErr("--timeout %s: want a positive duration such as 2m", a.timeout)
+	}
+	if a.concurrency <= 0 {
+		return "", nil, usageErr("--concurrency %d: want at least 1", a.concurrency)
+	}
+	if err := a.transports().validate(); err != nil {
+		return "", nil, usageErr("%v", err)
+	}
+	var overrides []engine.Override
+	for _, s := range a.nodes {
+		ov, err := a.transports().parseOverride(s, def)
+		if err != nil {
+			return "", nil, usageErr("%v", err)
+		}
+		overrides = append(overrides, ov)
+	}
+	return def, overrides, nil
 }
 
 // config builds the transport config of one node (without the password): the common

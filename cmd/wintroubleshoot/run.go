@@ -57,21 +57,22 @@ func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(streams.ErrOut, "error:", ee.err)
+			fmt.Fprintln(streams.ErrOut, safeLine("error: "+ee.err.Error()))
 		}
 		return ee.code
 	}
 	// cobra's own errors: unknown flags, wrong argument counts, flag marks.
-	fmt.Fprintln(streams.ErrOut, "error:", err)
+	fmt.Fprintln(streams.ErrOut, safeLine("error: "+err.Error()))
 	fmt.Fprintf(streams.ErrOut, "run '%s --help' for usage\n", root.CommandPath())
 	return report.ExitUsage
 }
 
 // outputOptions are the flags every command that prints findings shares.
 type outputOptions struct {
-	format  string
-	failOn  string
-	verbose bool
+	format      string
+	failOn      string
+	verbose     bool
+	redactRules string
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
@@ -79,6 +80,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "fail", "lowest status that makes the exit code 1: warn, fail or error")
 	// No -v: in kubectl -v is the log level; here this is a plain switch.
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "text output: show details of passing checks too")
+	cmd.Flags().StringVar(&o.redactRules, "redact-rules", "", "YAML or JSON file of extra redaction rules for the report (the defaults always apply)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return report.FormatCompletions(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -123,7 +125,7 @@ With no subcommand it opens the interactive screen; --report prints the findings
 With no cluster at hand, 'wintroubleshoot demo' runs against a built-in fleet of fake nodes.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
-2 usage or input error; 3 nothing could be judged.`),
+2 usage or input error; 3 nothing could be judged (no node reached); 130 interrupted.`),
 		Example: strings.TrimSpace(`
   # open the interactive screen on the current kubeconfig context
   wintroubleshoot

@@ -108,7 +108,7 @@ func TestSnapshotAgainstAPIServerAndFleet(t *testing.T) {
 	}
 	t.Chdir(dir)
 	var last [2]int
-	path, err := sessionSnapshot{sess.api(nil)}.Snapshot(ctx, func(done, total int, _ string) { last = [2]int{done, total} })
+	path, err := sessionSnapshot{sess: sess.api(nil)}.Snapshot(ctx, func(done, total int, _ string) { last = [2]int{done, total} })
 	if err != nil || last[0] != last[1] || last[1] != 3 {
 		t.Fatalf("snapshot from the screen: %v, progress %v", err, last)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
@@ -21,6 +23,14 @@ func sshTransport() *transportSpec {
 		},
 		configure: func(c *transport.Config) {
 			c.KeyFile, c.UseAgent, c.KnownHosts, c.InsecureIgnoreHostKey = key, agent, knownHosts, insecure
+		},
+		validate: func() error {
+			if key != "" {
+				if err := checkSSHKey(key); err != nil {
+					return fmt.Errorf("--ssh-key: %w", err)
+				}
+			}
+			return nil
 		},
 		needsPassword: func() bool { return key == "" && !agent },
 		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {

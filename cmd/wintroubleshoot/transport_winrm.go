@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
@@ -24,6 +27,19 @@ func winrmTransport() *transportSpec {
 		},
 		configure: func(c *transport.Config) {
 			c.Auth, c.CAFile, c.InsecureSkipTLSVerify, c.AllowBasicOverHTTP = auth, ca, insecure, basicHTTP
+		},
+		validate: func() error {
+			switch strings.ToLower(auth) {
+			case "ntlm", "negotiate", "basic":
+			default:
+				return fmt.Errorf("--winrm-auth %q: want ntlm or basic", auth)
+			}
+			if ca != "" {
+				if err := checkPEMCerts(ca); err != nil {
+					return fmt.Errorf("--winrm-ca-file: %w", err)
+				}
+			}
+			return nil
 		},
 		needsPassword: func() bool { return true },
 		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {

@@ -26,6 +26,9 @@ type transportSpec struct {
 	configure func(c *transport.Config)
 	// needsPassword says whether, with the options given, it authenticates by password.
 	needsPassword func() bool
+	// validate checks its own options before anything connects (nil: nothing to
+	// check): a bad value is a usage error, not a per-node failure.
+	validate func() error
 	// dial opens a node; warn prints a warning once per run (insecure options).
 	dial func(cfg transport.Config, warn func(string)) (transport.Transport, error)
 }
@@ -119,6 +122,18 @@ func (ts transports) config(c transport.Config) transport.Config {
 		s.configure(&c)
 	}
 	return c
+}
+
+// validate checks every transport's own options.
+func (ts transports) validate() error {
+	for _, s := range ts {
+		if s.validate != nil {
+			if err := s.validate(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // needsPassword says whether reaching nodes with kind needs a password.

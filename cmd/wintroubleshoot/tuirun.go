@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 	"github.com/wintroubleshoot/wintroubleshoot/tui"
@@ -34,25 +35,31 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 				return &exitError{code: report.ExitUsage, err: derr}
 			}
 			defer stop()
-			return runTUI(ctx, streams, fl, "demo fleet", "demo", nil)
+			return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, nil)
 		}
 		return err
 	}
-	fx, err := sess.fixer()
+	red, err := newRunRedactor(o.out.redactRules)
+	if err != nil {
+		return err
+	}
+	addSecrets(red, sess.secrets, streams.ErrOut)
+	fx, err := sess.fixer(red, o.noAudit, streams.ErrOut)
 	if err != nil {
 		return err
 	}
 	api := sess.api(fx)
-	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api})
+	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api, sess.secrets}, red)
 }
 
 // runTUI opens the screen over a fleet and waits until the person quits.
-func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter) error {
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter, red *redact.Redactor) error {
 	m := tui.New(tui.Options{
 		Parent:  ctx,
 		Cluster: cluster, Context: kctx, Nodes: fl.Names(),
 		Backend: fl, Fixer: fl, Snapshot: snap,
-		Pager: pager,
+		Pager:    pager,
+		Redactor: screenRedactor{red},
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(streams.In), tea.WithOutput(streams.Out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
@@ -99,7 +106,8 @@ func firstLineOf(err error) string {
 // sessionSnapshot is the screen's s key: a snapshot of the live session, with the
 // snapshot command's defaults, written to the current folder.
 type sessionSnapshot struct {
-	sess *engine.Session
+	sess    *engine.Session
+	secrets []string // the run's credentials, redacted from the bundle as literals
 }
 
 func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total int, item string)) (string, error) {
@@ -109,6 +117,7 @@ func (s sessionSnapshot) Snapshot(ctx context.Context, progress func(done, total
 	if err != nil {
 		return "", err
 	}
+	addSecrets(opt.Redact, s.secrets, io.Discard)
 	total := len(s.sess.Targets) + 1 // the nodes, then the bundle
 	opt.OnNode = func(done, _ int, node string) { progress(done, total, node) }
 	_, findings, err := s.sess.Snapshot(ctx, opt)

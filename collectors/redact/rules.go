@@ -67,7 +67,9 @@ func DefaultRules() []Rule {
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
 		// Authorization: Basic x, Authorization: Negotiate x, "Authorization": "x".
 		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
-		{Name: "basic-auth", Regex: `(?i)\bbasic\s+([A-Za-z0-9+/]{8,}=*)`, Group: 1, find: kw("basic")},
+		// Basic x: a base64 credential holds an upper-case letter, a digit, '+' or '/'
+		// somewhere; a lower-case word ("Basic authentication") is prose, not a secret.
+		{Name: "basic-auth", Regex: `\b[Bb](?i:asic)\s+([a-z]*[A-Z0-9+/][A-Za-z0-9+/]{7,}=*|[a-z]{8,}=+)`, Group: 1, find: kw("basic")},
 		// token: x (kubeconfig), "token": "x", access_token=x.
 		{Name: "token", Regex: `(?i)(?:^|[\s{,"'])(?:(?:access|id|refresh|bearer|auth)[-_]?)?token["']?\s*[:=]\s*["']?([^\s"',}]+)`, Group: 1, find: []finder{tokenFinder()}},
 		// --token=x, --token x, -Token x (kubeadm join, kubelet args).

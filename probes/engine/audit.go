@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 )
 
 // AuditEntry is one fix attempt, appended to the audit log as one JSON line.
@@ -22,11 +24,35 @@ type AuditEntry struct {
 	Output   string    `json:"output,omitempty"`
 }
 
-// Audit appends entries to a JSON-lines file. It never records passwords: fixes carry
-// none, and outputs are what the node printed.
+// Audit appends entries to a JSON-lines file. Fixes carry no passwords, but outputs
+// are what the node printed and commands may quote one: each entry goes through Redact
+// (the run's redactor; nil for none) before it is written.
 type Audit struct {
-	Path string
-	mu   sync.Mutex
+	Path   string
+	Redact *redact.Redactor
+	mu     sync.Mutex
+}
+
+// Check says whether the log can be written, without writing to it: its folder is
+// created and the file opened for appending. A fix is refused when it fails, so that a
+// change to a node is never left unrecorded by accident (--no-audit opts out).
+func (a *Audit) Check() error {
+	if a == nil || a.Path == "" {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	err := os.MkdirAll(filepath.Dir(a.Path), 0o700)
+	if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(a.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			err = f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write the audit log at %s: %w; pass --no-audit to run without one", a.Path, err)
+	}
+	return nil
 }
 
 // DefaultAuditPath is $XDG_STATE_HOME/wintroubleshoot/audit.jsonl, or
@@ -56,6 +82,9 @@ func (a *Audit) Append(e AuditEntry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encoding an audit entry: %w", err)
+	}
+	if a.Redact != nil {
+		line = a.Redact.Bytes("audit.jsonl", line)
 	}
 	f, err := os.OpenFile(a.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {

@@ -169,6 +169,13 @@ func Sort(fs []probes.Finding) {
 // bundle, a scenario) with the same probes a live run uses. nodes limits the judged
 // nodes; empty means every nodes/<node>/ folder.
 func Analyze(reg *probes.Registry, ev collectors.Evidence, nodes []string) ([]probes.Finding, error) {
+	return AnalyzeContext(context.Background(), reg, ev, nodes)
+}
+
+// AnalyzeContext is Analyze that stops between nodes once ctx is done (Ctrl-C on a
+// bundle of many nodes), returning ctx's error and no findings: a partial judgement
+// must not read as a whole one.
+func AnalyzeContext(ctx context.Context, reg *probes.Registry, ev collectors.Evidence, nodes []string) ([]probes.Finding, error) {
 	if ev.Memo == nil {
 		ev.Memo = collectors.NewMemo() // cluster files are decoded once for all nodes
 	}
@@ -185,6 +192,9 @@ func Analyze(reg *probes.Registry, ev collectors.Evidence, nodes []string) ([]pr
 	}
 	var out []probes.Finding
 	for _, n := range nodes {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("judging the evidence: %w", err)
+		}
 		if !known[n] {
 			out = append(out, probes.Finding{Probe: probes.ReachID, Node: n, Status: probes.Error,
 				Summary: "no evidence for this node (no nodes/" + n + "/ folder)"})

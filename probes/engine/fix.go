@@ -81,6 +81,10 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 	if err := x.admit(f, fix); err != nil {
 		return refuse(probes.Finding{}, "%s", err)
 	}
+	// Before the confirmation, so nobody confirms a fix that will not run.
+	if err := x.Audit.Check(); err != nil {
+		return refuse(probes.Finding{}, "%s", err)
+	}
 	if r, why := ConfirmationFor(f, fix).check(ans); r == Declined {
 		return Outcome{Result: Declined, Reason: why}, fmt.Errorf("%w: %s", ErrDeclined, why)
 	} else if r == Refused {

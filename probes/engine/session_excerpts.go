@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"path"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
@@ -20,8 +22,10 @@ func ReaderOf(ev collectors.Evidence) EvidenceReader {
 
 // Excerpts gives the text of the evidence behind each finding that is not a pass, by
 // path, for the Markdown report (which cuts each to its limits). Files that cannot be
-// read or are not text are left out: the report still names them.
-func Excerpts(read EvidenceReader, findings []probes.Finding) map[string]string {
+// read or are not text are left out: the report still names them. Each file is redacted
+// whole by its own name first (red; nil for none): a JSON file by value, which a
+// redaction of the report's lines cannot do once the excerpt has cut it.
+func Excerpts(read EvidenceReader, findings []probes.Finding, red *redact.Redactor) map[string]string {
 	out := map[string]string{}
 	if read == nil {
 		return out
@@ -39,6 +43,9 @@ func Excerpts(read EvidenceReader, findings []probes.Finding) map[string]string 
 				continue
 			}
 			if t, err := decode.Text(p, b); err == nil {
+				if red != nil {
+					t = red.Bytes(path.Base(p), t)
+				}
 				out[p] = strings.ReplaceAll(string(t), "\r\n", "\n")
 			}
 		}

@@ -62,12 +62,15 @@ func (s *Session) Snapshot(ctx context.Context, opt SnapshotOptions) (*bundle.Ma
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("snapshot %s interrupted, nothing written: %w", opt.Path, err)
+	}
 	findings, err := Analyze(s.Engine.Registry, s.Engine.Tree.Evidence(), nil)
 	if err != nil {
 		fmt.Fprintf(opt.Log, "warning: nothing to judge: %v\n", err)
 	}
 	meta := report.Meta{Tool: opt.Tool, Version: opt.Version, Source: s.Source, Cluster: s.Cluster, Context: s.Context, Time: now}
-	if err := writeReports(spool, meta, findings, ReaderOf(s.Engine.Tree.Evidence()), opt.AuditPath); err != nil {
+	if err := writeReports(spool, meta, findings, ReaderOf(s.Engine.Tree.Evidence()), opt.AuditPath, opt.Redact); err != nil {
 		return nil, nil, err
 	}
 	fmt.Fprintf(opt.Log, "snapshot: writing %s\n", opt.Path)
@@ -128,7 +131,11 @@ func (s *Session) collectSnapshot(ctx context.Context, opt SnapshotOptions, now 
 		cerr := eng.Collect(ctx, t, names)
 		n, size, err := spoolNode(eng.Tree, t.Name, spool, needed)
 		line := fmt.Sprintf("%d files, %s in %s", n, HumanBytes(size), time.Since(start).Round(time.Millisecond))
-		if cerr != nil {
+		switch {
+		case cerr != nil && ctx.Err() != nil:
+			// The run was stopped: the node did not fail to answer.
+			line = fmt.Sprintf("interrupted: %v", ctx.Err())
+		case cerr != nil:
 			line = fmt.Sprintf("unreachable: %v", cerr)
 		}
 		finished(t, line, err)
@@ -163,14 +170,14 @@ func spoolNode(tree *collectors.Tree, node, spool string, needed map[string]bool
 }
 
 // writeReports puts findings.json, report.md and the fix audit log into the spool.
-func writeReports(spool string, meta report.Meta, findings []probes.Finding, read EvidenceReader, auditPath string) error {
+func writeReports(spool string, meta report.Meta, findings []probes.Finding, read EvidenceReader, auditPath string, red *bundle.Redactor) error {
 	for _, r := range []struct {
 		name   string
 		format report.Format
 		opt    report.Options
 	}{
 		{collectors.BundleFindings, report.JSON, report.Options{}},
-		{collectors.BundleReport, report.Markdown, report.Options{Excerpts: Excerpts(read, findings)}},
+		{collectors.BundleReport, report.Markdown, report.Options{Excerpts: Excerpts(read, findings, red)}},
 	} {
 		f, err := os.Create(filepath.Join(spool, r.name))
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
@@ -34,7 +35,10 @@ type FormatInfo struct {
 	Color bool
 	// Excerpts: it shows Options.Excerpts, which the caller must read from the evidence.
 	Excerpts bool
-	write    writeFunc
+	// File is the name a report of this format is redacted as (WriteRedacted): its
+	// suffix tells the redactor to read JSON by value and everything else by line.
+	File  string
+	write writeFunc
 }
 
 // registry is the one list of output formats, in the order help shows them. A new
@@ -42,10 +46,10 @@ type FormatInfo struct {
 // this list).
 func registry() []FormatInfo {
 	return []FormatInfo{
-		{Name: Text, Use: "for a terminal", Color: true, write: writeText},
-		{Name: Markdown, Aliases: []string{"md"}, Use: "paste into a ticket", Excerpts: true, write: writeMarkdown},
-		{Name: JSON, Use: "for automation; analyze and diff read it back", write: writeJSON},
-		{Name: JUnit, Use: "for CI test reports", write: writeJUnit},
+		{Name: Text, Use: "for a terminal", Color: true, File: "report.txt", write: writeText},
+		{Name: Markdown, Aliases: []string{"md"}, Use: "paste into a ticket", Excerpts: true, File: "report.md", write: writeMarkdown},
+		{Name: JSON, Use: "for automation; analyze and diff read it back", File: "findings.json", write: writeJSON},
+		{Name: JUnit, Use: "for CI test reports", File: "report.xml", write: writeJUnit},
 	}
 }
 
@@ -121,4 +125,21 @@ func Write(w io.Writer, f Format, meta Meta, findings []probes.Finding, opt Opti
 	}
 	// bufio keeps the first write error, so checking Flush covers every write above.
 	return bw.Flush()
+}
+
+// WriteRedacted is Write through r: JSON is redacted by value once whole, the other
+// formats line by line as they are written. Every report that leaves the tool goes
+// through here, so a secret in a detail, an excerpt or the cluster address
+// (https://user:pass@host) never reaches the terminal, a file or a ticket. r nil is Write.
+func WriteRedacted(w io.Writer, f Format, meta Meta, findings []probes.Finding, opt Options, r *redact.Redactor) error {
+	fi, ok := f.Info()
+	if !ok || r == nil {
+		return Write(w, f, meta, findings, opt)
+	}
+	rw := r.Writer(w, fi.File)
+	err := Write(rw, f, meta, findings, opt)
+	if cerr := rw.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -50,11 +50,14 @@ type Options struct {
 //	3  ExitNothingJudged  nothing could be judged: no findings at all, or every finding
 //	                      is an error (say, every node unreachable); this wins
 //	                      over 1 so CI can tell "broken" from "could not look"
+//	130 ExitInterrupted   stopped by Ctrl-C or SIGTERM; nothing was written (128 +
+//	                      SIGINT, as a shell reports it); returned by the CLI
 const (
 	ExitOK            = 0
 	ExitFindings      = 1
 	ExitUsage         = 2
 	ExitNothingJudged = 3
+	ExitInterrupted   = 130
 )
 
 // DefaultFailOn is the --fail-on default: warnings alone do not fail a run.
