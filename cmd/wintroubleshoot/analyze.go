@@ -55,7 +55,7 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
-	return printFindings(streams, format, failOn, meta, findings, engine.ReaderOf(ev), out.verbose)
+	return printFindings(streams, format, failOn, meta, findings, engine.ReaderOf(ev), out)
 }
 
 // openEvidence opens a folder, or a bundle when the path is a file.
@@ -72,9 +72,9 @@ func openEvidence(ctx context.Context, path string) (collectors.Evidence, string
 
 // printFindings renders findings and turns them into the exit code.
 func printFindings(streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
-	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool) error {
+	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, out outputOptions) error {
 	info, _ := format.Info()
-	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: verbose}
+	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: out.verbose, MaxSize: out.maxSize}
 	if info.Excerpts {
 		opt.Excerpts = engine.Excerpts(read, findings)
 	}

@@ -52,7 +52,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			}
 			findings := fl.Judge(ctx, nil, nil)
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
-			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out.verbose)
+			return printFindings(streams, format, failOn, meta, findings, fl.Evidence, out)
 		},
 	}
 	out.addFlags(cmd)

@@ -71,7 +71,7 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	findings := api.Probe(ctx, progress.event)
 	progress.done()
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
-	return printFindings(streams, format, failOn, meta, findings, api.Read, o.out.verbose)
+	return printFindings(streams, format, failOn, meta, findings, api.Read, o.out)
 }
 
 // explicitCluster says whether the user named a cluster (flag or $KUBECONFIG).
