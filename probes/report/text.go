@@ -60,6 +60,19 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 	}
 	writeTextRoots(w, sorted, p)
 	graph := probes.NewGraph(sorted)
+	// The same finding on several nodes is written out once, where it first appears; the
+	// other nodes point there.
+	firstOf := map[string]string{}  // sameKey -> node whose copy is written out
+	others := map[string][]string{} // sameKey -> the other nodes
+	for _, e := range fleetEntries(graph, sorted) {
+		if len(e.members) > 1 {
+			k := sameKey(e.first)
+			firstOf[k] = NodeLabel(e.first.Node)
+			for _, m := range e.members[1:] {
+				others[k] = append(others[k], NodeLabel(m.Node))
+			}
+		}
+	}
 	for _, g := range groupByNode(sorted) {
 		worst := g.worst()
 		fmt.Fprintf(w, "%s %s  %s\n", p.status(worst, worst.Glyph()),
@@ -73,7 +86,15 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 			}
 			fmt.Fprintf(w, "%s%s %s%s  %s\n", indent, p.status(f.Status, f.Status.Glyph()),
 				p.status(f.Status, id), pad, oneLine(f.Summary))
+			k := sameKey(f)
+			if first, ok := firstOf[k]; ok && f.Status >= probes.Warn && first != NodeLabel(f.Node) {
+				fmt.Fprintf(w, "%s  %s\n", indent, p.paint(ansiDim, "as on "+oneLine(first)+" (details there)"))
+				continue
+			}
 			if f.Status >= probes.Warn || opt.Verbose {
+				if more := others[k]; len(more) > 0 && f.Status >= probes.Warn {
+					writeIndented(w, indent+"  "+p.paint(ansiBold, fmt.Sprintf("also on %d more %s:", len(more), plural(len(more), "node", "nodes")))+" ", indent+"    ", oneLine(strings.Join(more, ", ")))
+				}
 				writeCauseLines(w, graph, f, indent+"  ", p)
 				writeFindingBody(w, f, indent+"  ", p)
 			}
