@@ -121,3 +121,23 @@ func refList(rs []probes.Ref, node string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// RootCauseChanges compares the root causes of two runs (two bundles): those only in after
+// appeared, those only in before cleared. Each list is in RootCauses order.
+func RootCauseChanges(before, after []probes.Finding) (appeared, cleared []RootCause) {
+	b, a := RootCauses(before), RootCauses(after)
+	has := func(rs []RootCause, r probes.Ref) bool {
+		return slices.ContainsFunc(rs, func(x RootCause) bool { return x.Ref == r })
+	}
+	for _, r := range a {
+		if !has(b, r.Ref) {
+			appeared = append(appeared, r)
+		}
+	}
+	for _, r := range b {
+		if !has(a, r.Ref) {
+			cleared = append(cleared, r)
+		}
+	}
+	return appeared, cleared
+}
