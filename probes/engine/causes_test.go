@@ -150,3 +150,37 @@ func TestLinkAcrossNodes(t *testing.T) {
 		t.Errorf("win-4 NODE-READY caused by %v, want %v", fs[4].CausedBy, want)
 	}
 }
+
+// TestCompareRanking: between the healthy SDN node and the one without a podCIDR, the
+// files a probe judges differently come first, and HNS-NETWORK's files are among them.
+func TestCompareRanking(t *testing.T) {
+	load := func(name string) collectors.Evidence {
+		fsys, _, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return collectors.Evidence{FS: fsys}
+	}
+	ds := Compare(probes.Default(), load("healthy-sdn-l2bridge-docker"), "win-1", load("podcidr-empty"), "win-1")
+	if len(ds) == 0 {
+		t.Fatal("no differences found")
+	}
+	seenUnjudged := false
+	found := false
+	for _, d := range ds {
+		if len(d.Judged) == 0 {
+			seenUnjudged = true
+		} else if seenUnjudged {
+			t.Errorf("%s (judged differently by %v) ranks below a file no probe judges differently", d.Name, d.Judged)
+		}
+		if d.Name == "hns-networks.json" && slices.Contains(d.Judged, "HNS-NETWORK") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("hns-networks.json not listed as judged differently by HNS-NETWORK: %+v", ds)
+	}
+	if same := Compare(probes.Default(), load("podcidr-empty"), "win-1", load("podcidr-empty"), "win-1"); len(same) != 0 {
+		t.Errorf("a node against itself differs: %+v", same)
+	}
+}
