@@ -48,13 +48,14 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 type trimLevel int
 
 const (
-	trimNone          trimLevel = iota
-	trimQuiet                   // the list of passing and skipped checks
-	trimWarnExcerpt             // evidence excerpts of warnings
-	trimWarnDetails             // detail lines of warnings
-	trimEffectDetails           // detail lines of consequences (their cause's are kept)
-	trimAllDetails              // every detail line; evidence and fixes always stay
-	trimLast          = trimAllDetails
+	trimNone           trimLevel = iota
+	trimQuiet                    // the list of passing and skipped checks
+	trimWarnExcerpt              // evidence excerpts of warnings
+	trimWarnDetails              // detail lines of warnings
+	trimEffectDetails            // detail lines of consequences (their cause's are kept)
+	trimEffectExcerpts           // excerpts of consequences (their paths stay listed)
+	trimAllDetails               // every detail line; evidence and fixes always stay
+	trimLast           = trimAllDetails
 )
 
 func (l trimLevel) said() string {
@@ -70,6 +71,9 @@ func (l trimLevel) said() string {
 	}
 	if l >= trimEffectDetails {
 		parts = append(parts, "detail lines of consequences")
+	}
+	if l >= trimEffectExcerpts {
+		parts = append(parts, "evidence excerpts of consequences")
 	}
 	if l >= trimAllDetails {
 		parts = append(parts, "every detail line")
@@ -206,7 +210,7 @@ func writeMarkdownFinding(w *bufio.Writer, g probes.Graph, f probes.Finding, det
 			spans[i] = codeSpan(e)
 		}
 		fmt.Fprintf(w, "Evidence: %s\n\n", strings.Join(spans, ", "))
-		if !(warn && lvl >= trimWarnExcerpt) {
+		if !(warn && lvl >= trimWarnExcerpt) && !(isConsequence(g, f) && lvl >= trimEffectExcerpts) {
 			for _, e := range f.Evidence {
 				if ex, ok := opt.Excerpts[e]; ok {
 					writeExcerpt(w, f, e, ex)

@@ -39,8 +39,9 @@ type Options struct {
 	// excerpts are cut to ExcerptMaxLines lines and ExcerptMaxBytes bytes.
 	Excerpts map[string]string
 	// MaxSize, when positive, is the most characters a Markdown report may take: it drops
-	// the least important parts first (the passing list, then warnings' excerpts, then
-	// warnings' details) and says what it dropped. Failing findings keep everything.
+	// the least important parts first (the passing list, warnings' excerpts, warnings'
+	// details, consequences' details, consequences' excerpts, then every detail line) and
+	// says what it dropped. Every failing finding keeps its evidence paths and its fix.
 	MaxSize int
 }
 
