@@ -75,6 +75,7 @@ type Finding struct {
 	Details  []string `json:"details,omitempty"`  // why, with expected vs actual
 	Evidence []string `json:"evidence,omitempty"` // evidence paths that justify it
 	Fix      *Fix     `json:"fix,omitempty"`      // nil when no fix applies
+	CausedBy []Ref    `json:"causedBy,omitempty"` // findings that explain this one (see causes.go)
 }
 
 // FixKind says what carries a fix out.

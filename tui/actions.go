@@ -47,6 +47,8 @@ func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.openEvidence()
 	case keyIs(k, km.Copy):
 		return m.copyFinding()
+	case keyIs(k, km.RootCauses):
+		return m.openRootCauses()
 	default:
 		m.navigate(k)
 	}

@@ -389,7 +389,7 @@ func TestFixDeclinedIsReported(t *testing.T) {
 	be := newFakeBackend(cannedFindings())
 	fx := &decliningFixer{}
 	m := started(t, testModel(t, Options{Nodes: []string{"win-a"}, Backend: be, Fixer: fx}, 80, 24))
-	d := press(t, m, runeKey('f'), runeKey('y'), kEsc) // disruptive: declined at "type the node name"
+	d := press(t, m, kTab, runeKey('j'), runeKey('f'), runeKey('y'), kEsc) // HNS-KPROXY-NET, disruptive: declined at "type the node name"
 	if len(fx.declined) != 1 || fx.declined[0].Probe != "HNS-KPROXY-NET" || len(fx.applied) != 0 {
 		t.Fatalf("declined %v applied %d", fx.declined, len(fx.applied))
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/viewport"
@@ -82,6 +83,15 @@ func findingLines(n *node, f probes.Finding, st styles, w int) []string {
 		"  " + st.bold.Render(f.Probe) + st.dim.Render(" · "+oneLine(n.label()))
 	add(head)
 	add(wrap(clean(f.Summary), w, "")...)
+	if i := slices.IndexFunc(n.findings, func(g probes.Finding) bool { return g.Ref() == f.Ref() }); i >= 0 && i < len(n.causes) {
+		if cs := n.causes[i]; len(cs) > 0 {
+			add("", st.title.Render("Caused by"))
+			add(wrap("  "+clean(refNames(cs))+": fixing that should clear this too", w, "    ")...)
+		} else if cl := n.clears[i]; len(cl) > 0 {
+			add("", st.title.Render("Root cause"))
+			add(wrap("  fixing this should also clear: "+clean(refNames(cl)), w, "    ")...)
+		}
+	}
 	if len(f.Details) > 0 {
 		add("", st.title.Render("Why"))
 		for _, d := range f.Details {
@@ -171,4 +181,13 @@ func wrap(s string, w int, cont string) []string {
 		}
 	}
 	return out
+}
+
+// refNames lists findings of one node by probe ID.
+func refNames(rs []probes.Ref) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = r.Probe
+	}
+	return strings.Join(names, ", ")
 }

@@ -67,7 +67,7 @@ func (p findingsPane) view(n *node, st styles, w, h int, focused bool) string {
 		iw := w - 2
 		from, to := p.window(len(p.items))
 		for i := from; i < to; i++ {
-			lines = append(lines, p.row(n.findings[p.items[i]], st, iw, i == p.pos, focused))
+			lines = append(lines, p.row(n.findings[p.items[i]], len(n.causes[p.items[i]]) > 0, st, iw, i == p.pos, focused))
 		}
 	}
 	return st.box(title, lines, w, h, focused)
@@ -88,9 +88,13 @@ func emptyFindings(n *node) string {
 	}
 }
 
-// row is "› ✗ HNS-NETWORK    summary".
-func (p findingsPane) row(f probes.Finding, st styles, w int, sel, focused bool) string {
+// row is "› ✗ HNS-NETWORK    summary"; a consequence is folded under its cause as
+// "  ✗ └ HNS-NETWORK".
+func (p findingsPane) row(f probes.Finding, consequence bool, st styles, w int, sel, focused bool) string {
 	id := f.Probe
+	if consequence {
+		id = "└ " + id
+	}
 	if ansi.StringWidth(id) > p.idW {
 		id = ansi.Truncate(id, p.idW, "…")
 	}

@@ -72,8 +72,7 @@ func TestFlowFixAndVerify(t *testing.T) {
 	m.animate = true
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
 	waitText(t, tm, "HNS-KPROXY-NET", "judged")
-	tm.Send(kTab)
-	tm.Send(runeKey('j'))
+	tm.Send(kTab) // the first finding is HNS-NETWORK now: the root cause leads
 	tm.Send(runeKey('f'))
 	waitText(t, tm, "Apply this fix?")
 	tm.Send(runeKey('y'))

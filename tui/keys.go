@@ -11,6 +11,7 @@ type keyMap struct {
 	Filter, Cancel                          key.Binding
 	Reprobe, ReprobeAll                     key.Binding
 	Fix, Snapshot, Evidence, Copy           key.Binding
+	RootCauses                              key.Binding
 	Help, CloseHelp, Quit, ForceQuit        key.Binding
 
 	// Dialogs, the filter prompt and the pager.
@@ -39,6 +40,7 @@ func defaultKeys() keyMap {
 		Snapshot:   b([]string{"s"}, "s", "snapshot"),
 		Evidence:   b([]string{"e"}, "e", "evidence"),
 		Copy:       b([]string{"y"}, "y", "copy"),
+		RootCauses: b([]string{"c"}, "c", "root causes"),
 		Help:       b([]string{"?"}, "?", "help"),
 		CloseHelp:  b([]string{"?", "esc"}, "?/esc", "close help"),
 		Quit:       b([]string{"q"}, "q", "quit"),
@@ -119,7 +121,7 @@ func (m Model) helpKeys() helpKeys {
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.NextPane, k.PrevPane, k.Open},
 		{k.Filter, when(cancel, esc), when(k.Reprobe, canProbe && nodeIdle), when(k.ReprobeAll, canProbe),
 			when(snap, m.snap == nil)},
-		{when(fix, hasFix), when(k.Evidence, hasEv), when(k.Copy, hasF), k.Help, k.Quit, k.ForceQuit},
+		{when(fix, hasFix), when(k.Evidence, hasEv), when(k.Copy, hasF), k.RootCauses, k.Help, k.Quit, k.ForceQuit},
 	}
 	return helpKeys{short: short, full: full}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
 
@@ -28,7 +29,9 @@ type node struct {
 	cancelled bool
 	err       string // collection error (unreachable), one line
 
-	findings []probes.Finding // report order: worst first, then probe ID
+	findings []probes.Finding // report order: root causes first, consequences folded under them
+	causes   [][]probes.Ref   // per finding: the findings of this node that explain it
+	clears   [][]probes.Ref   // per finding: what fixing it should also clear
 	hay      []string         // lower-cased "probe status summary" per finding, for the filter
 	counts   [probes.Error + 1]int
 	worst    probes.Status // what the row's glyph shows: skips alongside passes read as ✓
@@ -39,7 +42,20 @@ func (n *node) label() string { return report.NodeLabel(n.name) }
 
 // setFindings replaces the node's findings and recomputes its summary.
 func (n *node) setFindings(fs []probes.Finding) {
+	// Link again under the names shown: a fleet relabels nodes after the engine linked
+	// them, and a finding must point at what this screen lists.
+	fs = slices.Clone(fs)
+	engine.Link(probes.CauseRules(), fs)
 	n.findings = report.Sort(fs)
+	g := probes.NewGraph(n.findings)
+	n.causes = make([][]probes.Ref, len(n.findings))
+	n.clears = make([][]probes.Ref, len(n.findings))
+	for i, f := range n.findings {
+		if f.Status >= probes.Warn {
+			n.causes[i] = g.Causes(f)
+			n.clears[i] = g.Clears(f.Ref())
+		}
+	}
 	n.hay = make([]string, len(n.findings))
 	n.counts = [probes.Error + 1]int{}
 	n.worst = probes.Pass

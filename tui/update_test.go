@@ -84,16 +84,22 @@ func TestTabCyclesPanes(t *testing.T) {
 
 func TestFindingsAndDetailKeys(t *testing.T) {
 	m := started(t, func() Model { m, _, _, _ := standard(t); return m }())
-	m = press(t, m, kTab, runeKey('j')).Model
+	m = press(t, m, kTab).Model // HNS-NETWORK leads: it explains HNS-KPROXY-NET
 	if f, _ := m.selectedFinding(); f.Probe != "HNS-NETWORK" {
-		t.Fatalf("j in findings: %s", f.Probe)
+		t.Fatalf("first in findings: %s", f.Probe)
 	}
-	mustContain(t, m, "Detail · HNS-NETWORK", "expected: an overlay network", "Fix Start flanneld", "$ Start-Service -Name 'flanneld'")
+	m = press(t, m, runeKey('j')).Model
+	if f, _ := m.selectedFinding(); f.Probe != "HNS-KPROXY-NET" {
+		t.Fatalf("j in findings: %s, want the consequence folded under its cause", f.Probe)
+	}
+	m = press(t, m, runeKey('k')).Model
+	// The root cause says what its fix should also clear; the fix is further down.
+	mustContain(t, m, "Detail · HNS-NETWORK", "Root cause", "fixing this should also clear: HNS-KPROXY-NET", "expected: an overlay network")
 	m = press(t, m, kShiftG).Model
 	if f, _ := m.selectedFinding(); f.Probe != "SVC-KUBELET" {
 		t.Fatalf("G in findings: %s", f.Probe)
 	}
-	m = press(t, m, runeKey('g'), runeKey('j'), kTab).Model // HNS-NETWORK, detail focused
+	m = press(t, m, runeKey('g'), kTab).Model // HNS-NETWORK, detail focused
 	if m.detail.vp.YOffset() != 0 {
 		t.Fatal("detail not at top")
 	}

@@ -69,7 +69,7 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
-	return printFindings(ctx, streams, format, failOn, meta, findings, engine.ReaderOf(ev), out.verbose, red)
+	return printFindings(ctx, streams, format, failOn, meta, findings, engine.ReaderOf(ev), out, red)
 }
 
 // interrupted is the end of a run stopped by Ctrl-C (or SIGTERM): it says so, writes no
@@ -81,9 +81,9 @@ func interrupted() error {
 // printFindings renders findings through the run's redactor and turns them into the
 // exit code.
 func printFindings(ctx context.Context, streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
-	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, verbose bool, red *redact.Redactor) error {
+	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, out outputOptions, red *redact.Redactor) error {
 	info, _ := format.Info()
-	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: verbose}
+	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: out.verbose, MaxSize: out.maxSize}
 	if info.Excerpts {
 		opt.Excerpts = engine.Excerpts(read, findings, red)
 	}

@@ -81,6 +81,7 @@ from its evidence. Exit codes: 0 no differences, 1 differences, 2 a bundle is un
 			}
 			lines := diffFindings(fs[0], fs[1])
 			ev := bundle.Diff(bs[0], bs[1])
+			printRootCauseChanges(streams.Out, fs[0], fs[1])
 			printDiff(streams.Out, lines, ev)
 			if len(lines) > 0 || !ev.Empty() {
 				return &exitError{code: report.ExitFindings}

@@ -59,7 +59,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 				return interrupted()
 			}
 			meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "demo fleet"}
-			return printFindings(ctx, streams, format, failOn, meta, findings, fl.Evidence, out.verbose, red)
+			return printFindings(ctx, streams, format, failOn, meta, findings, fl.Evidence, out, red)
 		},
 	}
 	out.addFlags(cmd)

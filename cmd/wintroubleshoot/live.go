@@ -90,7 +90,7 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 		return interrupted()
 	}
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
-	err = printFindings(ctx, streams, format, failOn, meta, findings, api.Read, o.out.verbose, red)
+	err = printFindings(ctx, streams, format, failOn, meta, findings, api.Read, o.out, red)
 	if len(api.Targets) > 0 && reached.Load() == 0 && !isUsage(err) {
 		// No node answered: what the cluster says about them is not a judgement of
 		// the nodes, so the run is "nothing could be judged", whatever else it found.

@@ -73,6 +73,7 @@ type outputOptions struct {
 	failOn      string
 	verbose     bool
 	redactRules string
+	maxSize     int
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
@@ -81,6 +82,8 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	// No -v: in kubectl -v is the log level; here this is a plain switch.
 	cmd.Flags().BoolVar(&o.verbose, "verbose", false, "text output: show details of passing checks too")
 	cmd.Flags().StringVar(&o.redactRules, "redact-rules", "", "YAML or JSON file of extra redaction rules for the report (the defaults always apply)")
+	cmd.Flags().IntVar(&o.maxSize, "max-size", report.TicketSize,
+		"markdown output: most characters the report may take, trimming passes, then warnings' excerpts and details first (0: no limit)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return report.FormatCompletions(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -91,6 +94,9 @@ func (o *outputOptions) parse() (report.Format, probes.Status, error) {
 	f, err := report.ParseFormat(o.format)
 	if err != nil {
 		return "", 0, usageErr("--output: %v", err)
+	}
+	if o.maxSize < 0 {
+		return "", 0, usageErr("--max-size %d: want a number of characters, or 0 for no limit", o.maxSize)
 	}
 	s, err := probes.ParseStatus(o.failOn)
 	if err != nil || s < probes.Warn {

@@ -46,7 +46,7 @@ func TestAnalyzeExitCodes(t *testing.T) {
 	}{
 		{[]string{"analyze", healthy}, 0, "✓"},
 		{[]string{"analyze", broken}, 1, "NET-ROUTES"},
-		{[]string{"--report", "--from", broken, "-o", "json"}, 1, `"schemaVersion": 1`},
+		{[]string{"--report", "--from", broken, "-o", "json"}, 1, `"schemaVersion": 2`},
 		{[]string{"analyze", broken, "--fail-on", "error"}, 0, "NET-ROUTES"},
 		{[]string{"analyze", scenarioDir(t, "healthy-sdn-l2bridge-docker"), "--fail-on", "warn"}, 1, "SVC-REBOOT"},
 		{[]string{"analyze", broken, "-o", "markdown"}, 1, "| Node | Status |"},

@@ -111,7 +111,7 @@ func TestTmuxDemo(t *testing.T) {
 		help := tm.waitFor("the help", func(s string) bool { return has("snapshot", "re-probe")(strings.ToLower(s)) })
 		tm.keys("Escape")
 		tm.waitFor("the help to close", func(s string) bool { return s != help })
-		tm.keys("Tab", "g", "j", "f")
+		tm.keys("Tab", "g", "f") // SVC-KUBELET leads: it is the root cause of NODE-READY
 		tm.waitFor("the fix preview", has("Start-Service -Name 'kubelet'", "Apply this fix?"))
 		tm.keys("y")
 		tm.waitFor("verification", has("fixed and verified: SVC-KUBELET"))

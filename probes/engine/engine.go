@@ -85,6 +85,7 @@ func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) 
 		keep(fs)
 	})
 	Sort(all)
+	Link(probes.CauseRules(), all)
 	send(Event{Kind: Done, Findings: all})
 	return all
 }
@@ -106,6 +107,7 @@ func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []pr
 	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start)})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
 	Sort(fs)
+	Link(probes.CauseRules(), fs) // this node's links now; Probe links the whole run at the end
 	send(Event{Kind: NodeJudged, Node: t.Name, Findings: fs, Elapsed: time.Since(start)})
 	return fs
 }
@@ -203,5 +205,6 @@ func AnalyzeContext(ctx context.Context, reg *probes.Registry, ev collectors.Evi
 		out = append(out, reg.Run(n, ev)...)
 	}
 	Sort(out)
+	Link(probes.CauseRules(), out)
 	return out, nil
 }

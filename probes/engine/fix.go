@@ -114,6 +114,7 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 		}
 	}
 	x.mark(f.Node, fix.ID)
+	expect := x.consequences(now) // what fixing this root cause should also clear
 	want := verifyWant(fix)
 	r, runErr := x.run(ctx, f.Node, fix)
 	if errors.Is(runErr, kube.ErrDrainBlocked) && len(r.evicted) == 0 {
@@ -132,6 +133,7 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 	o.After, o.Reason = after, after.Summary
 	if verified(fix, after) {
 		o.Result = Verified
+		o.Cleared = x.reverifyClears(ctx, f.Node, expect)
 	}
 	return o, nil
 }

@@ -87,6 +87,7 @@ func (f *Fleet) Judge(ctx context.Context, nodes []string, emit func(Event)) []p
 		send(Event{Kind: NodeJudged, Node: ms[i].Display, Findings: fs, Err: err})
 	})
 	Sort(all) // every member has returned: no lock needed
+	Link(probes.CauseRules(), all)
 	if emit != nil {
 		emit(Event{Kind: Done, Findings: all})
 	}

@@ -61,6 +61,9 @@ type Outcome struct {
 	Want    string         // the status that verifies the fix ("pass", or the fix's VerifyStatus)
 	Evicted []string       // pods a drain evicted
 	Pending []string       // pods a drain evicted that were still terminating when it stopped waiting
+	// Cleared are the consequences of the fixed finding (on its node) that were judged
+	// again after a verified fix and now pass: what fixing the root cause also fixed.
+	Cleared []probes.Ref
 }
 
 // OK says the fix is verified.
@@ -77,7 +80,7 @@ func (o Outcome) Line() string {
 		if o.Result == NotVerified {
 			s += fmt.Sprintf(" (want %s, got %s)", o.Want, o.After.Status)
 		}
-		return s
+		return s + clearedPhrase(o.Cleared)
 	}
 	return fmt.Sprintf("%s: %s", o.Result, firstLine(o.Reason))
 }

@@ -69,6 +69,8 @@ func sampleFindings() []probes.Finding {
 			Summary:  "412 HNS endpoints, 37 pods: 375 endpoints are stale",
 			Details:  []string{"stale endpoints slow kube-proxy syncs (last sync took 48s)"},
 			Evidence: []string{"nodes/win-2/hns-networks.json", "nodes/win-2/kube-proxy.log"},
+			// A causal link as the engine sets it, so the goldens show the folding.
+			CausedBy: []probes.Ref{{Probe: "NODE-PODCIDR", Node: "win-2"}},
 			Fix: &probes.Fix{
 				ID: "restart-hns", Title: "Restart HNS to drop stale endpoints",
 				Kind: probes.NodeScript, Action: "fix-restart-hns",

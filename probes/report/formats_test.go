@@ -57,7 +57,7 @@ func TestJSONTimeOmittedWhenZero(t *testing.T) {
 
 func TestReadRejects(t *testing.T) {
 	cases := map[string]string{
-		"future version":   `{"schemaVersion":2,"findings":[]}`,
+		"future version":   `{"schemaVersion":3,"findings":[]}`,
 		"no version":       `{"findings":[]}`,
 		"not json":         `✗ win-1 (1 fail)`,
 		"unknown status":   `{"schemaVersion":1,"findings":[{"probe":"P","node":"n","status":"fatal"}]}`,
@@ -66,7 +66,7 @@ func TestReadRejects(t *testing.T) {
 	for name, in := range cases {
 		if _, _, err := Read(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: want an error", name)
-		} else if name == "future version" && !strings.Contains(err.Error(), "schemaVersion 2 is not supported") {
+		} else if name == "future version" && !strings.Contains(err.Error(), "schemaVersion 3 is not supported") {
 			t.Errorf("%s: unclear error %q", name, err)
 		}
 	}
@@ -173,8 +173,13 @@ func TestMarkdownFenceEscaping(t *testing.T) {
 
 func TestMarkdownExcerptTruncated(t *testing.T) {
 	out := render(t, Markdown, sampleMeta, sampleFindings(), Options{Excerpts: sampleExcerpts()})
-	if !strings.Contains(out, "excerpt truncated: 15 more lines not shown") {
-		t.Errorf("missing truncation marker:\n%s", out)
+	// The log's 55 lines: only those naming what the finding compared (48s) are shown,
+	// repeats counted, and the excerpt says what it left out.
+	if !strings.Contains(out, "of 55 lines: the ones naming what the finding compared") {
+		t.Errorf("missing selection note:\n%s", out)
+	}
+	if strings.Count(out, "syncProxyRules took") >= 55 || !strings.Contains(out, "syncProxyRules took 48s") {
+		t.Errorf("excerpt not cut to the matching lines:\n%s", out)
 	}
 	body, cut := truncateExcerpt(strings.Repeat("é", ExcerptMaxBytes)) // 2 bytes each
 	if len(body) > ExcerptMaxBytes || !strings.HasSuffix(body, "é") || !strings.Contains(cut, "bytes") {

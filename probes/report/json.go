@@ -6,30 +6,47 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
-// SchemaVersion is the version of the JSON envelope this build writes and reads. Bump
-// it on any change an older reader would misread (renames, changed meaning); adding an
-// optional field is not such a change, and readers ignore fields they do not know.
+// SchemaVersion is the version of the JSON envelope this build writes. Bump it on any
+// change an older reader would misread (renames, changed meaning); adding an optional
+// field is not such a change, and readers ignore fields they do not know. Read accepts
+// every version in ReadableVersions.
 //
-// The envelope (schemaVersion 1):
+// The envelope (schemaVersion 2):
 //
 //	{
-//	  "schemaVersion": 1,
+//	  "schemaVersion": 2,
 //	  "tool": "wintroubleshoot", "version": "0.3.0",   // strings, "" when unknown
 //	  "source": "bundle x.tar.gz",                     // where the evidence came from
 //	  "cluster": "aks-prod", "context": "aks-prod-admin",
 //	  "time": "2025-01-02T03:04:05Z",                  // RFC 3339; omitted when unknown
 //	  "summary": {"nodes": 2, "pass": 5, "skip": 0, "warn": 1, "fail": 2, "error": 1},
+//	  "rootCauses": [                                  // what to fix first, see RootCauses
+//	    {"probe": "NODE-PODCIDR", "node": "win-1", "status": "fail", "summary": "...",
+//	     "clears": [{"probe": "HNS-NETWORK", "node": "win-1"}, ...]}
+//	  ],
 //	  "findings": [ ... ]                              // probes.Finding, report order
 //	}
 //
 // summary.nodes counts real nodes (cluster-wide findings are not a node). Statuses are
-// the names "pass", "skip", "warn", "fail", "error". findings is [] when empty, never null.
-const SchemaVersion = 1
+// the names "pass", "skip", "warn", "fail", "error". findings and rootCauses are [] when
+// empty, never null.
+//
+// Version 2 changed the meaning of the findings' order: root causes first within a node,
+// each followed by the consequences it explains; a finding's "causedBy" lists the
+// findings ({"probe", "node"}) that explain it, on its node or another. rootCauses lists
+// failures nothing explains (and warnings that explain something), worst first; "clears"
+// is what fixing one should also clear, nearest first. Version 1 had neither field.
+const SchemaVersion = 2
+
+// ReadableVersions are the envelope versions Read accepts: version 1 is version 2
+// without causes, so older bundles still analyze and diff.
+func ReadableVersions() []int { return []int{1, 2} }
 
 type envelope struct {
 	SchemaVersion int              `json:"schemaVersion"`
@@ -40,6 +57,7 @@ type envelope struct {
 	Context       string           `json:"context"`
 	Time          time.Time        `json:"time,omitzero"`
 	Summary       jsonSummary      `json:"summary"`
+	RootCauses    []RootCause      `json:"rootCauses"`
 	Findings      []probes.Finding `json:"findings"`
 }
 
@@ -67,10 +85,14 @@ func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) e
 			Pass:  c[probes.Pass], Skip: c[probes.Skip], Warn: c[probes.Warn],
 			Fail: c[probes.Fail], Error: c[probes.Error],
 		},
-		Findings: sorted,
+		RootCauses: RootCauses(sorted),
+		Findings:   sorted,
 	}
 	if env.Findings == nil {
 		env.Findings = []probes.Finding{}
+	}
+	if env.RootCauses == nil {
+		env.RootCauses = []RootCause{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -99,9 +121,9 @@ func Read(r io.Reader) (Meta, []probes.Finding, error) {
 	switch {
 	case head.SchemaVersion == nil:
 		return Meta{}, nil, errors.New("read report: no schemaVersion; not a wintroubleshoot JSON report")
-	case *head.SchemaVersion != SchemaVersion:
-		return Meta{}, nil, fmt.Errorf("read report: schemaVersion %d is not supported (this build reads %d); was it written by a newer wintroubleshoot?",
-			*head.SchemaVersion, SchemaVersion)
+	case !slices.Contains(ReadableVersions(), *head.SchemaVersion):
+		return Meta{}, nil, fmt.Errorf("read report: schemaVersion %d is not supported (this build reads %v); was it written by a newer wintroubleshoot?",
+			*head.SchemaVersion, ReadableVersions())
 	}
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {

@@ -92,6 +92,7 @@ func writeJUnit(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) 
 		stamp = meta.Time.UTC().Format("2006-01-02T15:04:05")
 	}
 
+	graph := probes.NewGraph(sorted)
 	for _, g := range groupByNode(sorted) {
 		label := oneLine(NodeLabel(g.node))
 		suite := junitSuite{Name: label, Timestamp: stamp, Properties: props}
@@ -109,16 +110,16 @@ func writeJUnit(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) 
 			summary := oneLine(f.Summary)
 			switch f.Status {
 			case probes.Fail:
-				tc.Failure = &junitProblem{Message: summary, Type: "fail", Body: junitBody(f)}
+				tc.Failure = &junitProblem{Message: summary, Type: "fail", Body: junitBody(graph, f)}
 				suite.Failures++
 			case probes.Error:
-				tc.Error = &junitProblem{Message: summary, Type: "error", Body: junitBody(f)}
+				tc.Error = &junitProblem{Message: summary, Type: "error", Body: junitBody(graph, f)}
 				suite.Errors++
 			case probes.Skip:
 				tc.Skipped = &junitProblem{Message: summary}
 				suite.Skipped++
 			case probes.Warn:
-				tc.SystemOut = &junitProblem{Body: "warn: " + summary + "\n" + junitBody(f)}
+				tc.SystemOut = &junitProblem{Body: "warn: " + summary + "\n" + junitBody(graph, f)}
 			}
 			suite.Cases = append(suite.Cases, tc)
 		}
@@ -142,12 +143,13 @@ func writeJUnit(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) 
 	return err
 }
 
-// junitBody is the uncoloured text report body (details, evidence, fix). It has gone
+// junitBody is the uncoloured text report body (cause, details, evidence, fix). It has gone
 // through clean, and encoding/xml replaces anything XML cannot hold (U+FFFE, …) with
 // U+FFFD, so the document stays well-formed whatever a node printed.
-func junitBody(f probes.Finding) string {
+func junitBody(g probes.Graph, f probes.Finding) string {
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
+	writeCauseLines(bw, g, f, "", painter(false)) // CI shows what to fix first, too
 	writeFindingBody(bw, f, "", painter(false))
 	_ = bw.Flush() // a bytes.Buffer does not fail
 	return strings.TrimRight(buf.String(), "\n")

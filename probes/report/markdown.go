@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -18,6 +19,77 @@ const (
 )
 
 func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) error {
+	if opt.MaxSize <= 0 {
+		writeMarkdownAt(w, meta, sorted, opt, trimNone)
+		return nil
+	}
+	// Render at growing trim levels until it fits; the least important parts go first.
+	var out string
+	for lvl := trimNone; lvl <= trimLast; lvl++ {
+		var b strings.Builder
+		bw := bufio.NewWriter(&b)
+		writeMarkdownAt(bw, meta, sorted, opt, lvl)
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		out = b.String()
+		if len(out) <= opt.MaxSize {
+			break
+		}
+		if lvl == trimLast {
+			out += fmt.Sprintf("\n_Still %d characters, over the %d asked for: every failing finding keeps its evidence and fix._\n", len(out), opt.MaxSize)
+		}
+	}
+	_, err := w.WriteString(out)
+	return err
+}
+
+// trimLevel is how much of a Markdown report --max-size has cut, least important first.
+type trimLevel int
+
+const (
+	trimNone           trimLevel = iota
+	trimQuiet                    // the list of passing and skipped checks
+	trimWarnExcerpt              // evidence excerpts of warnings
+	trimWarnDetails              // detail lines of warnings
+	trimEffectDetails            // detail lines of consequences (their cause's are kept)
+	trimEffectExcerpts           // excerpts of consequences (their paths stay listed)
+	trimAllDetails               // every detail line; evidence and fixes always stay
+	trimExtraExcerpts            // all but the first excerpt of each failure
+	trimAllExcerpts              // every excerpt: evidence paths and fixes still stay
+	trimLast           = trimAllExcerpts
+)
+
+func (l trimLevel) said() string {
+	var parts []string
+	if l >= trimQuiet {
+		parts = append(parts, "the list of passing and skipped checks")
+	}
+	if l >= trimWarnExcerpt {
+		parts = append(parts, "evidence excerpts of warnings")
+	}
+	if l >= trimWarnDetails {
+		parts = append(parts, "detail lines of warnings")
+	}
+	if l >= trimEffectDetails {
+		parts = append(parts, "detail lines of consequences")
+	}
+	if l >= trimEffectExcerpts {
+		parts = append(parts, "evidence excerpts of consequences")
+	}
+	if l >= trimAllDetails {
+		parts = append(parts, "every detail line")
+	}
+	switch {
+	case l >= trimAllExcerpts:
+		parts = append(parts, "every evidence excerpt (the evidence paths stay)")
+	case l >= trimExtraExcerpts:
+		parts = append(parts, "all but the first evidence excerpt of each failure")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options, lvl trimLevel) {
 	fmt.Fprintf(w, "# %s report\n\n", mdInline(toolName(meta)))
 	if ps := metaParts(meta); len(ps) > 0 {
 		parts := make([]string, len(ps))
@@ -25,6 +97,9 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 			parts[i] = fmt.Sprintf("**%s:** %s", strings.ToUpper(kv[0][:1])+kv[0][1:], mdInline(kv[1]))
 		}
 		fmt.Fprintf(w, "%s\n\n", strings.Join(parts, " · "))
+	}
+	if lvl > trimNone {
+		fmt.Fprintf(w, "_Trimmed to fit %d characters: %s left out (the bundle has them)._\n\n", opt.MaxSize, lvl.said())
 	}
 
 	fmt.Fprintf(w, "## Summary\n\n%s\n\n", summaryLine(sorted))
@@ -39,19 +114,20 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 		}
 		fmt.Fprintln(w)
 	}
+	writeMarkdownRoots(w, sorted)
 
+	g := probes.NewGraph(sorted)
 	var quiet []probes.Finding // pass and skip: collapsed at the end
-	first := true
 	for _, f := range sorted {
 		if f.Status < probes.Warn {
 			quiet = append(quiet, f)
-			continue
 		}
-		if first {
+	}
+	for i, e := range fleetEntries(g, sorted) {
+		if i == 0 {
 			fmt.Fprint(w, "## Findings\n\n")
-			first = false
 		}
-		writeMarkdownFinding(w, f, opt)
+		writeMarkdownEntry(w, g, e, opt, lvl)
 	}
 
 	if len(quiet) > 0 {
@@ -60,13 +136,32 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 		if c[probes.Skip] > 0 {
 			label += fmt.Sprintf(", %d skipped", c[probes.Skip])
 		}
+		if lvl >= trimQuiet {
+			fmt.Fprintf(w, "## Passing checks\n\n%s (list trimmed).\n", label)
+			return
+		}
 		fmt.Fprintf(w, "## Passing checks\n\n<details>\n<summary>%s</summary>\n\n", label)
-		for _, f := range quiet {
-			fmt.Fprintf(w, "- %s %s\n", f.Status.Glyph(), findingTitle(f))
+		for _, l := range quietByProbe(quiet, nodeLabels(sorted)) {
+			fmt.Fprintf(w, "- %s\n", l)
 		}
 		fmt.Fprint(w, "\n</details>\n")
 	}
-	return nil
+}
+
+// writeMarkdownRoots is the list to fix first, each with what it should also clear.
+func writeMarkdownRoots(w *bufio.Writer, sorted []probes.Finding) {
+	roots := RootCauses(sorted)
+	if len(roots) == 0 {
+		return
+	}
+	fmt.Fprint(w, "## Root causes\n\nFix these first; the rest of the failures follow from them.\n\n")
+	for _, r := range roots {
+		fmt.Fprintf(w, "- %s **%s**: %s\n", r.Status.Glyph(), mdInline(r.Ref.String()), mdInline(r.Summary))
+		if len(r.Clears) > 0 {
+			fmt.Fprintf(w, "  - fixing this should also clear: %s\n", mdInline(refList(r.Clears, r.Node)))
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // findingTitle is "HNS-NETWORK on win-1: summary".
@@ -78,10 +173,41 @@ func findingTitle(f probes.Finding) string {
 	return mdInline(f.Probe) + where + ": " + mdInline(f.Summary)
 }
 
-func writeMarkdownFinding(w *bufio.Writer, f probes.Finding, opt Options) {
-	fmt.Fprintf(w, "### %s %s\n\n", f.Status.Glyph(), findingTitle(f))
-	if len(f.Details) > 0 {
-		for _, d := range f.Details {
+// writeMarkdownEntry writes one finding, or one finding seen on several nodes: the nodes,
+// the detail lines they share, what differs per node, then the first node's evidence and
+// fix (the others' differ only by node name).
+func writeMarkdownEntry(w *bufio.Writer, g probes.Graph, e fleetEntry, opt Options, lvl trimLevel) {
+	if len(e.members) == 1 {
+		fmt.Fprintf(w, "### %s %s\n\n", e.first.Status.Glyph(), findingTitle(e.first))
+		writeMarkdownFinding(w, g, e.first, e.first.Details, opt, lvl)
+		return
+	}
+	f := e.first
+	fmt.Fprintf(w, "### %s %s on %s: %s\n\n", f.Status.Glyph(), mdInline(f.Probe), mdInline(nodesPhrase(e.members)), mdInline(f.Summary))
+	common, differ := commonDetails(e.members)
+	if len(differ) > 0 && !(f.Status == probes.Warn && lvl >= trimWarnDetails) {
+		fmt.Fprint(w, "Differs per node:\n\n")
+		for _, m := range e.members {
+			if ds := differ[m.Node]; len(ds) > 0 {
+				fmt.Fprintf(w, "- %s: %s\n", mdInline(NodeLabel(m.Node)), mdInline(strings.Join(ds, "; ")))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "_Evidence and fix shown for %s; the same on the other nodes, with their names._\n\n", mdInline(NodeLabel(f.Node)))
+	writeMarkdownFinding(w, g, f, common, opt, lvl)
+}
+
+func writeMarkdownFinding(w *bufio.Writer, g probes.Graph, f probes.Finding, details []string, opt Options, lvl trimLevel) {
+	if isConsequence(g, f) {
+		fmt.Fprintf(w, "_Caused by %s: fixing that should clear this too._\n\n", mdInline(refList(g.Causes(f), f.Node)))
+	} else if clears := g.Clears(f.Ref()); len(clears) > 0 {
+		fmt.Fprintf(w, "**Root cause.** Fixing this should also clear: %s\n\n", mdInline(refList(clears, f.Node)))
+	}
+	warn := f.Status == probes.Warn
+	cut := warn && lvl >= trimWarnDetails || isConsequence(g, f) && lvl >= trimEffectDetails || lvl >= trimAllDetails
+	if len(details) > 0 && !cut {
+		for _, d := range details {
 			fmt.Fprintf(w, "- %s\n", mdInline(d))
 		}
 		fmt.Fprintln(w)
@@ -92,21 +218,33 @@ func writeMarkdownFinding(w *bufio.Writer, f probes.Finding, opt Options) {
 			spans[i] = codeSpan(e)
 		}
 		fmt.Fprintf(w, "Evidence: %s\n\n", strings.Join(spans, ", "))
-		for _, e := range f.Evidence {
-			if ex, ok := opt.Excerpts[e]; ok {
-				writeExcerpt(w, e, ex)
+		if !(warn && lvl >= trimWarnExcerpt) && !(isConsequence(g, f) && lvl >= trimEffectExcerpts) && lvl < trimAllExcerpts {
+			shown := 0
+			for _, e := range f.Evidence {
+				if ex, ok := opt.Excerpts[e]; ok && (shown == 0 || lvl < trimExtraExcerpts) {
+					writeExcerpt(w, f, e, ex)
+					shown++
+				}
 			}
 		}
 	}
 	if f.Fix != nil {
-		writeMarkdownFix(w, f.Fix, "Fix")
+		writeMarkdownFix(w, f.Fix, "Fix", nil)
 	}
 }
 
-func writeExcerpt(w *bufio.Writer, p, ex string) {
-	body, cut := truncateExcerpt(clean(ex))
+func writeExcerpt(w *bufio.Writer, f probes.Finding, p, ex string) {
+	sel, note := selectExcerpt(f, clean(ex))
+	if sel == "" {
+		fmt.Fprintf(w, "_%s: %s._\n\n", codeSpan(p), mdInline(note))
+		return
+	}
+	body, cut := truncateExcerpt(sel)
 	fmt.Fprintf(w, "Evidence excerpt %s:\n\n", codeSpan(p))
 	writeFence(w, excerptLang(p), body)
+	if note != "" {
+		fmt.Fprintf(w, "_%s._\n\n", mdInline(note))
+	}
 	if cut != "" {
 		fmt.Fprintf(w, "_%s._\n\n", cut)
 	}
@@ -160,7 +298,8 @@ func excerptLang(p string) string {
 	return "text"
 }
 
-func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string) {
+func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string, parent *probes.Fix) {
+	sameCommands := parent != nil && slices.Equal(parent.Commands, fx.Commands)
 	fmt.Fprintf(w, "**%s:** %s (%s)\n\n", label, mdInline(fx.Title), codeSpan(fixKindAction(fx)))
 	if fx.Disruptive {
 		fmt.Fprintf(w, "**⚠ Disruptive: %s**\n\n", mdInline(orDefault(fx.Impact, "this fix interrupts workloads on the node")))
@@ -168,7 +307,9 @@ func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string) {
 	if fx.Precheck != "" {
 		fmt.Fprintf(w, "Precondition: %s\n\n", mdInline(fx.Precheck))
 	}
-	if len(fx.Commands) > 0 {
+	if len(fx.Commands) > 0 && sameCommands {
+		fmt.Fprint(w, "The same commands as above.\n\n")
+	} else if len(fx.Commands) > 0 {
 		lang := "text"
 		switch fx.Kind {
 		case probes.NodeScript:
@@ -189,7 +330,7 @@ func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string) {
 	}
 	for _, c := range fx.Choices {
 		if c != nil {
-			writeMarkdownFix(w, c, "Alternative fix")
+			writeMarkdownFix(w, c, "Alternative fix", fx)
 		}
 	}
 }

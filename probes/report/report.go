@@ -38,6 +38,12 @@ type Options struct {
 	// findings that cite that path. The caller fills it (this package reads no files);
 	// excerpts are cut to ExcerptMaxLines lines and ExcerptMaxBytes bytes.
 	Excerpts map[string]string
+	// MaxSize, when positive, is the most characters a Markdown report may take: it drops
+	// the least important parts first (the passing list, warnings' excerpts, warnings'
+	// details, consequences' details, consequences' excerpts, every detail line, all but each
+	// failure's first excerpt, then every excerpt) and
+	// says what it dropped. Every failing finding keeps its evidence paths and its fix.
+	MaxSize int
 }
 
 // Exit codes of the headless run. They are part of the CLI contract (README):
@@ -59,6 +65,10 @@ const (
 	ExitNothingJudged = 3
 	ExitInterrupted   = 130
 )
+
+// TicketSize is the default most characters of a Markdown report: what a GitHub issue or
+// comment body accepts (65,536), the largest common ticket limit.
+const TicketSize = 65536
 
 // DefaultFailOn is the --fail-on default: warnings alone do not fail a run.
 const DefaultFailOn = probes.Fail
@@ -118,8 +128,10 @@ func NodeLabel(node string) string {
 	return node
 }
 
-// Sort returns a sorted copy: by node (cluster-wide "" first), then worst status first,
-// then probe ID. Ties keep their input order so a probe's own ordering survives.
+// Sort returns a sorted copy: by node (cluster-wide "" first), then within a node root
+// causes first, each followed by the consequences it explains (CausedBy), then worst
+// status first, then probe ID. Ties keep their input order so a probe's own ordering
+// survives.
 func Sort(findings []probes.Finding) []probes.Finding {
 	out := slices.Clone(findings)
 	slices.SortStableFunc(out, func(a, b probes.Finding) int {
@@ -129,7 +141,12 @@ func Sort(findings []probes.Finding) []probes.Finding {
 			strings.Compare(a.Probe, b.Probe),
 		)
 	})
-	return out
+	g := probes.NewGraph(out)
+	folded := out[:0:0]
+	for _, grp := range groupByNode(out) {
+		folded = append(folded, foldByCause(g, grp.findings)...)
+	}
+	return folded
 }
 
 type nodeGroup struct {

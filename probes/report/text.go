@@ -58,6 +58,21 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 	for _, f := range sorted {
 		idWidth = max(idWidth, min(utf8.RuneCountInString(oneLine(f.Probe)), maxIDWidth))
 	}
+	writeTextRoots(w, sorted, p)
+	graph := probes.NewGraph(sorted)
+	// The same finding on several nodes is written out once, where it first appears; the
+	// other nodes point there.
+	firstOf := map[string]string{}  // sameKey -> node whose copy is written out
+	others := map[string][]string{} // sameKey -> the other nodes
+	for _, e := range fleetEntries(graph, sorted) {
+		if len(e.members) > 1 {
+			k := sameKey(e.first)
+			firstOf[k] = NodeLabel(e.first.Node)
+			for _, m := range e.members[1:] {
+				others[k] = append(others[k], NodeLabel(m.Node))
+			}
+		}
+	}
 	for _, g := range groupByNode(sorted) {
 		worst := g.worst()
 		fmt.Fprintf(w, "%s %s  %s\n", p.status(worst, worst.Glyph()),
@@ -65,16 +80,57 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 		for _, f := range g.findings {
 			id := oneLine(f.Probe)
 			pad := strings.Repeat(" ", max(0, idWidth-utf8.RuneCountInString(id)))
-			fmt.Fprintf(w, "  %s %s%s  %s\n", p.status(f.Status, f.Status.Glyph()),
+			indent := "  "
+			if len(sameNodeCauses(graph, f)) > 0 && f.Status >= probes.Warn {
+				indent = "    " // folded under the cause shown above it
+			}
+			fmt.Fprintf(w, "%s%s %s%s  %s\n", indent, p.status(f.Status, f.Status.Glyph()),
 				p.status(f.Status, id), pad, oneLine(f.Summary))
+			k := sameKey(f)
+			if first, ok := firstOf[k]; ok && f.Status >= probes.Warn && first != NodeLabel(f.Node) {
+				fmt.Fprintf(w, "%s  %s\n", indent, p.paint(ansiDim, "as on "+oneLine(first)+" (details there)"))
+				continue
+			}
 			if f.Status >= probes.Warn || opt.Verbose {
-				writeFindingBody(w, f, "    ", p)
+				if more := others[k]; len(more) > 0 && f.Status >= probes.Warn {
+					writeIndented(w, indent+"  "+p.paint(ansiBold, fmt.Sprintf("also on %d more %s:", len(more), plural(len(more), "node", "nodes")))+" ", indent+"    ", oneLine(strings.Join(more, ", ")))
+				}
+				writeCauseLines(w, graph, f, indent+"  ", p)
+				writeFindingBody(w, f, indent+"  ", p)
 			}
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, p.paint(ansiBold, summaryLine(sorted)))
 	return nil
+}
+
+// writeTextRoots lists the root causes before any node: what to fix first, and what
+// each fix should also clear.
+func writeTextRoots(w *bufio.Writer, sorted []probes.Finding, p painter) {
+	roots := RootCauses(sorted)
+	if len(roots) == 0 {
+		return
+	}
+	fmt.Fprintln(w, p.paint(ansiBold, "Root causes, fix these first:"))
+	for _, r := range roots {
+		fmt.Fprintf(w, "  %s %s  %s\n", p.status(r.Status, r.Status.Glyph()), p.status(r.Status, oneLine(r.Ref.String())), oneLine(r.Summary))
+		if len(r.Clears) > 0 {
+			writeIndented(w, "      "+p.paint(ansiDim, "fixing this should also clear:")+" ", "        ", refList(r.Clears, r.Node))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// writeCauseLines says what explains a finding, or what fixing it should also clear.
+func writeCauseLines(w *bufio.Writer, g probes.Graph, f probes.Finding, indent string, p painter) {
+	if !isConsequence(g, f) {
+		if clears := g.Clears(f.Ref()); len(clears) > 0 && g.IsRoot(f) {
+			writeIndented(w, indent+p.paint(ansiBold, "root cause;")+" fixing this should also clear: ", indent+"  ", refList(clears, f.Node))
+		}
+		return
+	}
+	writeIndented(w, indent+p.paint(ansiBold, "caused by:")+" ", indent+"  ", refList(g.Causes(f), f.Node))
 }
 
 func textMetaLine(m Meta) string {
