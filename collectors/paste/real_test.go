@@ -141,4 +141,3 @@ func assertSame(t *testing.T, what string, want, got any) {
 func wrapName(w Wrap) string {
 	return [...]string{"word-wrap", "lost-indent", "console-cut"}[w]
 }
-
