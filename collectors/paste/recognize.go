@@ -1,0 +1,313 @@
+package paste
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Shape names what a block of pasted text is, as a support engineer would say it.
+type Shape string
+
+const (
+	HNSNetworkList  Shape = "Get-HnsNetwork list view"
+	HNSEndpointList Shape = "Get-HnsEndpoint list view"
+	HNSPolicyList   Shape = "Get-HnsPolicyList list view"
+	ServiceList     Shape = "Get-Service list view"
+	ServiceTable    Shape = "Get-Service table"
+	DockerImages    Shape = "docker images table"
+	CrictlImages    Shape = "crictl images table"
+	KubectlNodes    Shape = "kubectl get nodes table"
+	KubectlDescribe Shape = "kubectl describe node"
+	KlogText        Shape = "klog log"
+	JSONText        Shape = "JSON"
+	OtherList       Shape = "a PowerShell list view of another command"
+	OtherTable      Shape = "a table of another command"
+	Unrecognized    Shape = ""
+)
+
+const (
+	kubeletLogHint         = "kubelet"
+	kubeProxyLogHint       = "kube-proxy"
+	describeNodeHeader     = "Name:"
+	describeNodeMarker     = "Conditions:"
+	describeNodeAddrMarker = "Addresses:"
+)
+
+// Part is a recognized piece of a block.
+type Part struct {
+	Shape   Shape
+	Command string // the command line that printed it, when the paste showed it
+	Lines   []Line
+	List    ListView // list views
+	Table   Table    // tables
+	// Component is which log a klog block is: "kubelet", "kube-proxy", or "" when the
+	// lines do not say.
+	Component string
+}
+
+var (
+	klogLine = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
+	cmdShape = []struct {
+		re    *regexp.Regexp
+		shape Shape
+	}{
+		{regexp.MustCompile(`(?i)convertto-json|-o json|--output[= ]json`), JSONText},
+		{regexp.MustCompile(`(?i)get-hnsnetwork`), HNSNetworkList},
+		{regexp.MustCompile(`(?i)get-hnsendpoint`), HNSEndpointList},
+		{regexp.MustCompile(`(?i)get-hnspolicylist`), HNSPolicyList},
+		{regexp.MustCompile(`(?i)get-service.*(?:format-list|\bfl\b)`), ServiceList},
+		{regexp.MustCompile(`(?i)get-service`), ServiceTable},
+		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:images|image ls)`), DockerImages},
+		{regexp.MustCompile(`(?i)crictl(?:\.exe)? images`), CrictlImages},
+		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? describe (?:nodes?|no)\b`), KubectlDescribe},
+		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? get (?:nodes?|no)\b`), KubectlNodes},
+	}
+)
+
+// Recognize says what each part of a block is: by its command when the prompt showed
+// one, by its shape otherwise (a block without a prompt can hold several outputs, one
+// after another, so it is cut where the shape changes).
+func Recognize(b Block) []Part {
+	if b.Command != "" {
+		for _, c := range cmdShape {
+			if c.re.MatchString(b.Command) {
+				p := shaped(b.Lines, c.shape)
+				p.Command = b.Command
+				return []Part{p}
+			}
+		}
+		if p := byShape(b.Lines); p.Shape != Unrecognized {
+			p.Command = b.Command
+			return []Part{p}
+		}
+		return []Part{{Shape: Unrecognized, Command: b.Command, Lines: b.Lines}}
+	}
+	// No command: group the paragraphs by shape.
+	var out []Part
+	var run []Line
+	var runShape Shape
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		out = append(out, byShape(run))
+		run = nil
+	}
+	for _, para := range Paragraphs(b.Lines) {
+		s := byShape(para).Shape
+		if s != runShape || s == Unrecognized {
+			flush()
+		}
+		runShape = s
+		if len(run) > 0 {
+			run = append(run, Line{No: para[0].No - 1})
+		}
+		run = append(run, para...)
+	}
+	flush()
+	return out
+}
+
+// shaped parses lines as the shape their command says they are.
+func shaped(lines []Line, s Shape) Part {
+	p := Part{Shape: s, Lines: lines}
+	switch s {
+	case HNSNetworkList, HNSEndpointList, HNSPolicyList, ServiceList:
+		p.List = ParseList(lines)
+		if len(p.List.Records) == 0 {
+			if t, ok := ParseTable(lines); ok && s == ServiceList {
+				p.Shape, p.Table = ServiceTable, t
+			}
+		}
+	case ServiceTable, DockerImages, CrictlImages, KubectlNodes:
+		if t, ok := ParseTable(lines); ok {
+			p.Table = t
+		} else if s == ServiceTable {
+			p.Shape, p.List = ServiceList, ParseList(lines)
+		}
+	case KlogText:
+		p.Component = component(lines)
+	}
+	return p
+}
+
+// byShape recognizes lines from what they look like.
+func byShape(lines []Line) Part {
+	text := joinLines(lines)
+	t := strings.TrimSpace(text)
+	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
+		return Part{Shape: JSONText, Lines: lines}
+	}
+	if klogShare(lines) {
+		return shaped(lines, KlogText)
+	}
+	if isDescribeNode(lines) {
+		return Part{Shape: KubectlDescribe, Lines: lines}
+	}
+	if lv := ParseList(lines); len(lv.Records) > 0 && len(lv.Leftover)*4 < len(lines) {
+		p := Part{Shape: listShape(lv.Records[0]), Lines: lines, List: lv}
+		return p
+	}
+	if tb, ok := ParseTable(lines); ok && len(tb.Rows) > 0 {
+		return Part{Shape: tableShape(tb), Lines: lines, Table: tb}
+	}
+	return Part{Shape: Unrecognized, Lines: lines}
+}
+
+func listShape(r Record) Shape {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := r.Get(n); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("VirtualNetwork") || has("IPAddress", "MacAddress") || has("IsRemoteEndpoint"):
+		return HNSEndpointList
+	case has("References") || has("Policies", "IsApplied"):
+		return HNSPolicyList
+	case has("Subnets") || has("ID", "Type", "Extensions") || has("ManagementIP") || has("MacPools"):
+		return HNSNetworkList
+	case has("Status", "Name", "DisplayName") || has("Name", "StartType", "Status"):
+		return ServiceList
+	}
+	return OtherList
+}
+
+func tableShape(t Table) Shape {
+	switch {
+	case t.Has("REPOSITORY", "TAG", "IMAGE ID"):
+		return DockerImages
+	case t.Has("IMAGE", "TAG", "IMAGE ID"):
+		return CrictlImages
+	case t.Has("NAME", "STATUS", "ROLES", "VERSION"):
+		return KubectlNodes
+	case t.Has("Status", "Name", "DisplayName") || t.Has("Status", "Name", "StartType"):
+		return ServiceTable
+	}
+	return OtherTable
+}
+
+var klogHeader = regexp.MustCompile(`^(?:Log file created at:|Running on machine:|Binary: Built with|Log line format:)`)
+
+// klogShare: a klog file starts (after its 4-line header) with a klog line; what follows
+// can be anything a message printed across lines (kube-proxy's pretty-printed policies).
+func klogShare(lines []Line) bool {
+	for _, l := range lines {
+		switch {
+		case blank(l.Text) || klogHeader.MatchString(l.Text):
+			continue
+		case klogLine.MatchString(stripLogPrefix(l.Text)):
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// component tells a kubelet log from a kube-proxy log by the source files it names.
+func component(lines []Line) string {
+	proxy, kubelet, antrea := 0, 0, 0
+	for _, l := range lines {
+		switch {
+		case strings.Contains(strings.ToLower(l.Text), "antrea"):
+			antrea++
+		case strings.Contains(l.Text, "proxier.go") || strings.Contains(l.Text, "server_windows.go") || strings.Contains(l.Text, "kube-proxy"):
+			proxy++
+		case strings.Contains(l.Text, "kubelet") || strings.Contains(l.Text, "kuberuntime") || strings.Contains(l.Text, "docker_service.go"):
+			kubelet++
+		}
+	}
+	switch {
+	case antrea > 0 && antrea >= proxy && antrea >= kubelet:
+		return "antrea-agent"
+	case proxy > kubelet:
+		return kubeProxyLogHint
+	case kubelet > proxy:
+		return kubeletLogHint
+	}
+	return ""
+}
+
+func isDescribeNode(lines []Line) bool {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0].Text, describeNodeHeader) {
+		return false
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l.Text, describeNodeMarker) || strings.HasPrefix(l.Text, describeNodeAddrMarker) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinLines(lines []Line) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// stripLogPrefix drops what a relay put before a log line: an RFC 3339 timestamp
+// (kubectl logs --timestamps, a log shipper).
+func stripLogPrefix(s string) string {
+	if loc := timestampLn.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}
+
+// joinedKlog finds a klog line a terminal copy glued onto the previous one, after
+// the padding that filled the previous line to the console's width.
+var joinedKlog = regexp.MustCompile(`\s{2,}[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
+
+// LogText is a log block's text with relay prefixes stripped and lines a console copy
+// joined split again, one log line per line.
+func LogText(lines []Line) string {
+	var b strings.Builder
+	for _, l := range lines {
+		t := stripLogPrefix(strings.TrimRight(l.Text, " "))
+		for {
+			loc := joinedKlog.FindStringIndex(t)
+			if loc == nil {
+				break
+			}
+			head := t[:loc[0]]
+			b.WriteString(head + "\n")
+			t = strings.TrimLeft(t[loc[0]:], " \t")
+		}
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	return strings.TrimLeft(b.String(), "\n")
+}
+
+// Describe says what a file that is not JSON looks like, for the decoders' errors: ""
+// when it looks like nothing this package reads.
+func Describe(b []byte) string {
+	if len(b) > 1<<20 {
+		b = b[:1<<20]
+	}
+	var shapes []string
+	for _, blk := range Split(string(b)) {
+		for _, p := range Recognize(blk) {
+			switch p.Shape {
+			case Unrecognized, JSONText:
+				continue
+			}
+			if s := string(p.Shape); !slices.Contains(shapes, s) {
+				shapes = append(shapes, s)
+			}
+		}
+	}
+	if len(shapes) == 0 {
+		return ""
+	}
+	return "this looks like " + strings.Join(shapes, " and ") + " output pasted from a console; run `wintroubleshoot import` on it"
+}
