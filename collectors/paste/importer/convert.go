@@ -1,0 +1,173 @@
+package importer
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
+)
+
+// Missing is a field the evidence file needs that the paste did not show (or showed
+// only in part), so the converted JSON leaves it out.
+type Missing struct {
+	Item  string `json:"item,omitempty"` // which record ("network nat", "service kubelet")
+	Field string `json:"field"`
+	Why   string `json:"why"`
+}
+
+const (
+	whyAbsent    = "not in the pasted output"
+	whyCollapsed = "printed as its type name (%s): the console showed no content"
+	whyTruncated = "the console cut the collection short (...)"
+	whyCut       = "the table cut the cell short (...)"
+)
+
+var intText = regexp.MustCompile(`^-?[0-9]{1,18}$`)
+
+// conv turns list-view values into the JSON ConvertTo-Json would have printed, leaving
+// out what the console did not show and recording it.
+type conv struct {
+	item    string
+	missing []Missing
+}
+
+func (c *conv) miss(field, why string) {
+	c.missing = append(c.missing, Missing{Item: c.item, Field: field, Why: why})
+}
+
+// value converts one value; ok is false when the console did not show it.
+func (c *conv) value(path string, v paste.Value) (any, bool) {
+	switch v.Kind {
+	case paste.Empty:
+		return nil, true
+	case paste.Scalar:
+		switch {
+		case v.Text == "True":
+			return true, true
+		case v.Text == "False":
+			return false, true
+		case intText.MatchString(v.Text):
+			return json.Number(v.Text), true
+		}
+		return v.Text, true
+	case paste.Collapsed:
+		c.miss(path, strings.Replace(whyCollapsed, "%s", v.Text, 1))
+		return nil, false
+	case paste.Object:
+		return c.fields(path+".", v.Fields), true
+	case paste.List:
+		if v.Truncated {
+			c.miss(path, whyTruncated)
+			return nil, false
+		}
+		out := make([]any, 0, len(v.Items))
+		for _, it := range v.Items {
+			j, ok := c.value(path+"[]", it)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, j)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func (c *conv) fields(prefix string, fs []paste.Field) map[string]any {
+	m := map[string]any{}
+	for _, f := range fs {
+		if j, ok := c.value(prefix+f.Name, f.Value); ok {
+			m[f.Name] = j
+		}
+	}
+	return m
+}
+
+// records converts list-view records; needs are the fields the evidence's decoder
+// reads, so their absence is reported.
+func records(recs []paste.Record, label string, needs []string) ([]map[string]any, []Missing) {
+	var out []map[string]any
+	var missing []Missing
+	for i, r := range recs {
+		c := conv{item: itemName(label, r, i)}
+		out = append(out, c.fields("", r.Fields))
+		for _, n := range needs {
+			if _, ok := r.Get(n); !ok {
+				c.miss(n, whyAbsent)
+			}
+		}
+		missing = append(missing, c.missing...)
+	}
+	return out, missing
+}
+
+func itemName(label string, r paste.Record, i int) string {
+	for _, k := range []string{"Name", "ID", "Id"} {
+		if v, ok := r.Get(k); ok && v.Kind == paste.Scalar {
+			return label + " " + v.Text
+		}
+	}
+	return label + " " + strconv.Itoa(i+1)
+}
+
+// services converts a Get-Service list or table: Name, Status and, when shown,
+// StartType. A table cell cut short ("kube-prox...") is not a name, so its row is left
+// out rather than guessed.
+func services(p paste.Part) ([]map[string]any, []Missing) {
+	if p.Shape == paste.ServiceList {
+		return records(p.List.Records, "service", []string{"Name", "Status", "StartType"})
+	}
+	var out []map[string]any
+	var missing []Missing
+	t := p.Table
+	for _, r := range t.Rows {
+		name := t.Get(r, "Name")
+		item := "service " + name
+		if paste.Truncated(name) || name == "" {
+			missing = append(missing, Missing{Item: "line " + strconv.Itoa(r.Line), Field: "Name", Why: whyCut})
+			continue
+		}
+		s := map[string]any{"Name": name}
+		for _, col := range []string{"Status", "StartType", "DisplayName"} {
+			v := t.Get(r, col)
+			switch {
+			case !t.Has(col):
+				if col != "DisplayName" {
+					missing = append(missing, Missing{Item: item, Field: col, Why: whyAbsent})
+				}
+			case paste.Truncated(v):
+				missing = append(missing, Missing{Item: item, Field: col, Why: whyCut})
+			default:
+				s[col] = v
+			}
+		}
+		out = append(out, s)
+	}
+	return out, missing
+}
+
+// images converts a docker or crictl images table into the docker image inspect shape
+// the images decoder reads: Id and RepoTags. Neither table shows the OS version.
+func images(p paste.Part) ([]map[string]any, []Missing) {
+	t := p.Table
+	repoCol := "REPOSITORY"
+	if p.Shape == paste.CrictlImages {
+		repoCol = "IMAGE"
+	}
+	var out []map[string]any
+	var missing []Missing
+	for _, r := range t.Rows {
+		repo, tag, id := t.Get(r, repoCol), t.Get(r, "TAG"), t.Get(r, "IMAGE ID")
+		img := map[string]any{"Id": id}
+		if repo != "<none>" && tag != "<none>" && tag != "" {
+			img["RepoTags"] = []string{repo + ":" + tag}
+		} else {
+			img["RepoTags"] = []string{}
+		}
+		out = append(out, img)
+		missing = append(missing, Missing{Item: "image " + repo + ":" + tag, Field: "OsVersion", Why: whyAbsent})
+	}
+	return out, missing
+}
