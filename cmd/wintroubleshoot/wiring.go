@@ -67,6 +67,7 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 		newRedactCmd(streams),
 		newDiffCmd(streams),
 		newProbesCmd(streams),
+		newImportCmd(streams),
 	}
 }
 
