@@ -108,33 +108,39 @@ func columnsFromDashes(d string) []int {
 	return starts
 }
 
-// cells cuts a line at the column starts. A cell that runs into the next column (a
-// right-aligned number wider than its header, a kubectl cell on a misaligned row)
-// moves the cut to the next gap.
+// cells cuts a line at the column starts (in console cells: a Chinese display name
+// takes two per character). A cell that runs into the next column (a kubectl cell on a
+// misaligned row) moves the cut to the next gap; one that starts before its column (a
+// right-aligned number) is backed up to its first character.
 func cells(line string, starts []int) []string {
+	// at[c] is the byte offset of console cell c; the line's end closes it.
+	var at []int
+	for i, r := range line {
+		for range runeCells(r) {
+			at = append(at, i)
+		}
+	}
+	n := len(at)
+	at = append(at, len(line))
+	space := func(c int) bool { return line[at[c]] == ' ' }
 	out := make([]string, len(starts))
 	pos := 0
-	for i, s := range starts {
-		if s < pos {
-			s = pos
-		}
-		if s > len(line) {
+	for i := range starts {
+		s := max(starts[i], pos)
+		if s >= n {
 			break
 		}
-		// Back up to the start of a word cut in the middle (right-aligned cells start
-		// before their column's header).
-		for s > pos && s < len(line) && line[s] != ' ' && line[s-1] != ' ' {
+		for s > pos && !space(s) && !space(s-1) {
 			s--
 		}
-		end := len(line)
-		if i+1 < len(starts) && starts[i+1] < len(line) {
-			end = starts[i+1]
-			for end < len(line) && end > s && line[end-1] != ' ' && line[end] != ' ' {
-				// The cell runs on past the next column's start: it ends at the next gap.
+		end := n
+		if i+1 < len(starts) && starts[i+1] < n {
+			end = max(starts[i+1], s)
+			for end < n && end > s && !space(end-1) && !space(end) {
 				end++
 			}
 		}
-		out[i] = strings.TrimSpace(line[s:end])
+		out[i] = strings.TrimSpace(line[at[s]:at[end]])
 		pos = end
 	}
 	return out

@@ -160,6 +160,10 @@ func images(p paste.Part) ([]map[string]any, []Missing) {
 	var missing []Missing
 	for _, r := range t.Rows {
 		repo, tag, id := t.Get(r, repoCol), t.Get(r, "TAG"), t.Get(r, "IMAGE ID")
+		if id == "" || repo == "" {
+			missing = append(missing, Missing{Item: "line " + strconv.Itoa(r.Line), Field: "IMAGE ID", Why: "the row does not line up with the header"})
+			continue
+		}
 		img := map[string]any{"Id": id}
 		if repo != "<none>" && tag != "<none>" && tag != "" {
 			img["RepoTags"] = []string{repo + ":" + tag}

@@ -1,0 +1,217 @@
+package importer_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"text/tabwriter"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+)
+
+// console is how the customer's console printed things.
+type console struct {
+	name   string
+	width  int
+	wrap   paste.Wrap
+	prefix string // put before every line (a serial console)
+	prompt string
+}
+
+var consoles = []console{
+	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `},
+	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `},
+	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
+		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: "},
+}
+
+// transcript renders a node's JSON evidence as a console session would show it: HNS
+// networks in list view, services and images as tables, the logs as Get-Content
+// prints them. It returns the transcript and the evidence names it replaces.
+func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []string) {
+	t.Helper()
+	var b strings.Builder
+	var replaced []string
+	read := func(name string) ([]byte, bool) {
+		p := evidence.NodeFile(node, name)
+		if _, err := fs.Stat(tree, p+evidence.ErrSuffix); err == nil {
+			return nil, false
+		}
+		data, err := fs.ReadFile(tree, p)
+		if err != nil {
+			return nil, false
+		}
+		// The fixtures hold what PowerShell wrote (UTF-16 from Out-File, BOMs); the console
+		// showed text.
+		text, err := decode.Text(p, data)
+		return text, err == nil
+	}
+	if data, ok := read(evidence.FileHNSNetworks); ok {
+		recs, err := paste.RecordsFromJSON(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(c.prompt + "Get-HnsNetwork\n\n" + paste.FormatList(recs, c.width, c.wrap, 0))
+		replaced = append(replaced, evidence.FileHNSNetworks)
+	}
+	if data, ok := read(evidence.FileServices); ok {
+		var svcs []struct{ Name, State, StartMode string }
+		if err := json.Unmarshal(data, &svcs); err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]string
+		for _, s := range svcs {
+			start := map[string]string{"Auto": "Automatic"}[s.StartMode]
+			if start == "" {
+				start = s.StartMode
+			}
+			rows = append(rows, []string{s.State, start, s.Name, s.Name + " service"})
+		}
+		b.WriteString(c.prompt + "Get-Service docker, containerd, kubelet, kube-proxy, hns -ErrorAction SilentlyContinue | Format-Table Status, StartType, Name, DisplayName\n")
+		b.WriteString(paste.FormatTable([]string{"Status", "StartType", "Name", "DisplayName"}, rows))
+		replaced = append(replaced, evidence.FileServices)
+	}
+	if data, ok := read(evidence.FileImages); ok && dockerImages(t, data, &b, c) {
+		replaced = append(replaced, evidence.FileImages)
+	}
+	for _, log := range []string{evidence.FileKubeletLog, evidence.FileKubeProxyLog} {
+		if data, ok := read(log); ok && len(data) > 0 {
+			b.WriteString(c.prompt + `Get-Content C:\k\` + log + " -Tail 200\n" + string(data))
+			if !strings.HasSuffix(string(data), "\n") {
+				b.WriteString("\n")
+			}
+			replaced = append(replaced, log)
+		}
+	}
+	text := b.String()
+	if c.prefix != "" {
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		text = c.prefix + strings.Join(lines, "\n"+c.prefix) + "\n"
+	}
+	return text, replaced
+}
+
+// dockerImages prints `docker images` for docker image inspect evidence; crictl
+// evidence (another shape) is left as JSON.
+func dockerImages(t *testing.T, data []byte, b *strings.Builder, c console) bool {
+	var imgs []struct {
+		Id       string
+		RepoTags []string
+	}
+	if err := json.Unmarshal(data, &imgs); err != nil || len(imgs) == 0 || imgs[0].Id == "" {
+		return false
+	}
+	// docker's table writer: text/tabwriter, columns at least 20 wide, 3 spaces apart.
+	b.WriteString(c.prompt + "docker images\n")
+	w := tabwriter.NewWriter(b, 20, 1, 3, ' ', 0)
+	fmt.Fprintln(w, "REPOSITORY\tTAG\tIMAGE ID\tCREATED\tSIZE")
+	for _, im := range imgs {
+		id := strings.TrimPrefix(im.Id, "sha256:")[:12]
+		for _, tag := range im.RepoTags {
+			i := strings.LastIndex(tag, ":")
+			fmt.Fprintf(w, "%s\t%s\t%s\t7 days ago\t258MB\n", tag[:i], tag[i+1:], id)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// TestMixedTranscripts renders every scenario's node evidence as pasted console text,
+// imports it, and judges it: every finding must equal the JSON evidence's, or be a skip
+// (the paste did not show something), and a paste never fails where JSON does not.
+func TestMixedTranscripts(t *testing.T) {
+	same, skipped := 0, 0
+	for _, name := range scenarios.Names() {
+		tree, meta, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.Analyze(probes.Default(), collectors.Evidence{FS: tree}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range consoles {
+			files := copyTree(t, tree)
+			for _, node := range meta.Nodes {
+				text, replaced := transcript(t, tree, node, c)
+				res, err := importer.Import([]importer.Input{{Name: "paste.txt", Data: []byte(text)}}, importer.Options{Node: node})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range replaced {
+					p := evidence.NodeFile(node, r)
+					if _, ok := res.Files[p]; !ok {
+						rep, _ := res.ReportJSON()
+						t.Fatalf("%s/%s: %s was pasted but not imported:\n%s", name, c.name, p, rep)
+					}
+					delete(files, p)
+				}
+				for p, b := range res.Files {
+					files[p] = &fstest.MapFile{Data: b}
+				}
+			}
+			got, err := engine.Analyze(probes.Default(), collectors.Evidence{FS: files}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, k := compare(t, name+"/"+c.name, want, got)
+			same, skipped = same+s, skipped+k
+		}
+	}
+	t.Logf("pasted evidence: %d findings equal to the JSON evidence's, %d honest skips", same, skipped)
+	if same == 0 {
+		t.Fatal("no finding matched: the pasted evidence was not read")
+	}
+}
+
+func compare(t *testing.T, what string, want, got []probes.Finding) (same, skipped int) {
+	t.Helper()
+	idx := map[string]probes.Finding{}
+	for _, f := range got {
+		idx[f.Probe+"/"+f.Node] = f
+	}
+	for _, w := range want {
+		g, ok := idx[w.Probe+"/"+w.Node]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s on %s: no finding from the pasted evidence", what, w.Probe, w.Node)
+		case g.Status == w.Status:
+			same++
+		case g.Status == probes.Skip:
+			skipped++
+		case g.Status == probes.Fail:
+			t.Errorf("%s: %s on %s fails on the paste (%s) but is %s on the JSON evidence", what, w.Probe, w.Node, g.Summary, w.Status)
+		default:
+			t.Errorf("%s: %s on %s is %s on the paste (%s) but %s on the JSON evidence (%s)", what, w.Probe, w.Node, g.Status, g.Summary, w.Status, w.Summary)
+		}
+	}
+	return same, skipped
+}
+
+func copyTree(t *testing.T, tree fs.FS) fstest.MapFS {
+	out := fstest.MapFS{}
+	err := fs.WalkDir(tree, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(tree, p)
+		out[p] = &fstest.MapFile{Data: b}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
