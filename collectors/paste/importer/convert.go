@@ -116,8 +116,11 @@ func itemName(label string, r paste.Record, i int) string {
 // StartType. A table cell cut short ("kube-prox...") is not a name, so its row is left
 // out rather than guessed.
 func services(p paste.Part) ([]map[string]any, []Missing) {
+	// Get-Service has no command line or nssm environment; the probes read both
+	// (kube-proxy's --network-name, KUBE_NETWORK).
+	needs := []string{"Name", "Status", "StartType", "PathName", "AppParameters", "AppEnvironmentExtra"}
 	if p.Shape == paste.ServiceList {
-		return records(p.List.Records, "service", []string{"Name", "Status", "StartType"})
+		return records(p.List.Records, "service", needs)
 	}
 	var out []map[string]any
 	var missing []Missing
@@ -130,7 +133,7 @@ func services(p paste.Part) ([]map[string]any, []Missing) {
 			continue
 		}
 		s := map[string]any{"Name": name}
-		for _, col := range []string{"Status", "StartType", "DisplayName"} {
+		for _, col := range append(needs[1:], "DisplayName") {
 			v := t.Get(r, col)
 			switch {
 			case !t.Has(col):

@@ -64,6 +64,8 @@ type BlockReport struct {
 	Leftover   []Leftover `json:"leftover,omitempty"`
 	FirstLines []string   `json:"firstLines,omitempty"`
 	Note       string     `json:"note,omitempty"`
+	// Values are what was parsed but not written as evidence (a node table).
+	Values any `json:"values,omitempty"`
 }
 
 // Leftover is a line no parser understood.
@@ -195,10 +197,15 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
 	case paste.KubectlNodes:
-		key = evidence.Nodes()
-		var items []map[string]any
-		items, missing = nodesFromTable(p.Table)
-		doc, br.Parsed = nodeList(items), len(items)
+		// Not written: a node object without its podCIDR, taints and conditions would
+		// have the probes judge what the table does not show (an empty podCIDR fails,
+		// a Ready node with an unhealthy condition passes). The parsed rows stay here.
+		items, _ := nodesFromTable(p.Table)
+		br.Parsed, br.Values = len(items), items
+		br.Leftover = leftovers(p.Table.Leftover)
+		br.Recollect = evidence.Nodes().Meta().Command
+		br.Note = "a node table shows no podCIDR, taints or conditions but Ready, so it is not written as " + evidence.PathNodes + "; paste `kubectl describe nodes` or the command in recollect"
+		return br
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any

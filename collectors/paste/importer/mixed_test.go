@@ -26,11 +26,12 @@ type console struct {
 	wrap   paste.Wrap
 	prefix string // put before every line (a serial console)
 	prompt string
+	nodes  string // how cluster/nodes.json is pasted: "describe", "wide", or "" (kept as JSON)
 }
 
 var consoles = []console{
-	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `},
-	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `},
+	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
+	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
 	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
 		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: "},
 }
@@ -93,6 +94,19 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			replaced = append(replaced, log)
 		}
 	}
+	if data, err := fs.ReadFile(tree, evidence.PathNodes); err == nil && c.nodes != "" {
+		nodes, err := decode.Nodes(evidence.PathNodes, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.nodes == "describe" {
+			b.WriteString("user@bastion:~$ kubectl describe nodes\n" + describeNodes(nodes))
+			replaced = append(replaced, evidence.PathNodes)
+		} else {
+			// Imported into the report only (see TestNodeTableNotWritten): nodes.json stays.
+			b.WriteString("$ kubectl get nodes -o wide\n" + wideNodes(nodes))
+		}
+	}
 	text := b.String()
 	if c.prefix != "" {
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
@@ -152,6 +166,9 @@ func TestMixedTranscripts(t *testing.T) {
 				}
 				for _, r := range replaced {
 					p := evidence.NodeFile(node, r)
+					if r == evidence.PathNodes {
+						p = r
+					}
 					if _, ok := res.Files[p]; !ok {
 						rep, _ := res.ReportJSON()
 						t.Fatalf("%s/%s: %s was pasted but not imported:\n%s", name, c.name, p, rep)
@@ -191,6 +208,7 @@ func compare(t *testing.T, what string, want, got []probes.Finding) (same, skipp
 			same++
 		case g.Status == probes.Skip:
 			skipped++
+			t.Logf("%s: %s on %s skips on the paste: %s", what, w.Probe, w.Node, g.Summary)
 		case g.Status == probes.Fail:
 			t.Errorf("%s: %s on %s fails on the paste (%s) but is %s on the JSON evidence", what, w.Probe, w.Node, g.Summary, w.Status)
 		default:
