@@ -16,7 +16,11 @@ type Line struct {
 
 // serialPrefix is what a serial console (GCE's metadata script runner, Azure's boot
 // diagnostics, a syslog relay) puts in front of every line.
-var serialPrefix = regexp.MustCompile(`^(?:\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?Z? +[\w.-]+: +(?:[\w.-]+: +)?)`)
+// The prefix ends at exactly one space: what follows may start with spaces of its own.
+var (
+	serialPrefix = regexp.MustCompile(`^\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?Z? [\w.-]+: `)
+	serialSource = regexp.MustCompile(`^[\w.-]+: `)
+)
 
 // Lines splits a paste into lines: CRLF and CR ends, a UTF-8 byte-order mark, markdown
 // fences and quote marks, and serial-console prefixes (when most lines carry one) go.
@@ -42,11 +46,30 @@ func Lines(text string) []Line {
 		}
 	}
 	stripSerial := serial > 0 && serial*2 >= nonEmpty
+	// A second source name ("windows-startup-script-ps1: ") goes too when every prefixed
+	// line has the same one; otherwise it is the output's own ("SERVICE_NAME: kubelet").
+	source := ""
+	if stripSerial {
+		first := true
+		for _, l := range raw {
+			if !serialPrefix.MatchString(l) {
+				continue
+			}
+			src := serialSource.FindString(serialPrefix.ReplaceAllString(l, ""))
+			if first {
+				source, first = src, false
+			}
+			if src != source {
+				source = ""
+				break
+			}
+		}
+	}
 	stripQuote := quoted > 0 && quoted == nonEmpty
 	out := make([]Line, 0, len(raw))
 	for i, l := range raw {
-		if stripSerial {
-			l = serialPrefix.ReplaceAllString(l, "")
+		if stripSerial && serialPrefix.MatchString(l) {
+			l = strings.TrimPrefix(serialPrefix.ReplaceAllString(l, ""), source)
 		}
 		if stripQuote {
 			l = strings.TrimPrefix(strings.TrimPrefix(l, ">"), " ")

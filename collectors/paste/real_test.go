@@ -138,6 +138,14 @@ func assertSame(t *testing.T, what string, want, got any) {
 	}
 }
 
+func assertSameJSON(t *testing.T, what, want string, got any) {
+	t.Helper()
+	b, _ := json.Marshal(got)
+	if string(b) != want {
+		t.Errorf("%s: got %s, want %s", what, b, want)
+	}
+}
+
 func wrapName(w Wrap) string {
 	return [...]string{"word-wrap", "lost-indent", "console-cut"}[w]
 }

@@ -311,3 +311,12 @@ func Describe(b []byte) string {
 	}
 	return "this looks like " + strings.Join(shapes, " and ") + " output pasted from a console; run `wintroubleshoot import` on it"
 }
+
+// Hint is Describe as a suffix for a decoder's error ("; this looks like ..."), or ""
+// when the text looks like nothing this package reads.
+func Hint(b []byte) string {
+	if d := Describe(b); d != "" {
+		return "; " + d
+	}
+	return ""
+}
