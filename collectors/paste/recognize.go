@@ -24,6 +24,7 @@ const (
 	JSONText        Shape = "JSON"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
+	PSError         Shape = "a PowerShell error"
 	Unrecognized    Shape = ""
 )
 
@@ -143,6 +144,9 @@ func byShape(lines []Line) Part {
 	if klogShare(lines) {
 		return shaped(lines, KlogText)
 	}
+	if isPSError(lines) {
+		return Part{Shape: PSError, Lines: lines}
+	}
 	if isDescribeNode(lines) {
 		return Part{Shape: KubectlDescribe, Lines: lines}
 	}
@@ -231,6 +235,14 @@ func component(lines []Line) string {
 		return kubeletLogHint
 	}
 	return ""
+}
+
+// psErrorLine is how PowerShell prints an error record: "Verb-Noun : message", then
+// "+ CategoryInfo" and "+ FullyQualifiedErrorId" (localized messages, English names).
+var psErrorLine = regexp.MustCompile(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `)
+
+func isPSError(lines []Line) bool {
+	return len(lines) > 0 && psErrorLine.MatchString(lines[0].Text)
 }
 
 func isDescribeNode(lines []Line) bool {

@@ -305,6 +305,10 @@ func unrecognized(p paste.Part, br BlockReport) BlockReport {
 		br.Note = "the output of this command is not in a form the importer reads; paste the output of the command in recollect"
 		return br
 	}
+	if p.Shape == paste.PSError {
+		br.Note = "the command failed where it ran (its error is in firstLines): no evidence in this block"
+		return br
+	}
 	br.Note = "no evidence is read from this block; `wintroubleshoot probes` lists the evidence each probe reads and the exact command for each"
 	return br
 }
