@@ -22,6 +22,7 @@ const (
 	KubectlDescribe Shape = "kubectl describe node"
 	KlogText        Shape = "klog log"
 	JSONText        Shape = "JSON"
+	YAMLText        Shape = "kubectl YAML"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -49,12 +50,15 @@ type Part struct {
 }
 
 var (
+	// kubeYAML: what kubectl -o yaml prints first.
+	kubeYAML = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
 	klogLine = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
 	cmdShape = []struct {
 		re    *regexp.Regexp
 		shape Shape
 	}{
-		{regexp.MustCompile(`(?i)convertto-json|-o json|--output[= ]json`), JSONText},
+		{regexp.MustCompile(`(?i)convertto-json|-o ?json|--output[= ]json`), JSONText},
+		{regexp.MustCompile(`(?i)kubectl.*(?:-o ?yaml|--output[= ]yaml)`), YAMLText},
 		{regexp.MustCompile(`(?i)get-hnsnetwork`), HNSNetworkList},
 		{regexp.MustCompile(`(?i)get-hnsendpoint`), HNSEndpointList},
 		{regexp.MustCompile(`(?i)get-hnspolicylist`), HNSPolicyList},
@@ -140,6 +144,9 @@ func byShape(lines []Line) Part {
 	t := strings.TrimSpace(text)
 	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
 		return Part{Shape: JSONText, Lines: lines}
+	}
+	if kubeYAML.MatchString(t) {
+		return Part{Shape: YAMLText, Lines: lines}
 	}
 	if klogShare(lines) {
 		return shaped(lines, KlogText)
@@ -310,7 +317,7 @@ func Describe(b []byte) string {
 	for _, blk := range Split(string(b)) {
 		for _, p := range Recognize(blk) {
 			switch p.Shape {
-			case Unrecognized, JSONText:
+			case Unrecognized, JSONText, YAMLText:
 				continue
 			}
 			if s := string(p.Shape); !slices.Contains(shapes, s) {

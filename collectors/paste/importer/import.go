@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
@@ -213,7 +214,7 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, br.Parsed = nodeList(items), len(items)
 	case paste.KlogText:
 		return logBlock(res, p, node, br)
-	case paste.JSONText:
+	case paste.JSONText, paste.YAMLText:
 		return jsonBlock(res, p, node, br)
 	default:
 		return unrecognized(p, br)
@@ -280,19 +281,62 @@ func orUnknown(s string) string {
 	return s
 }
 
+// jsonBlock stores pasted JSON (or kubectl YAML, as JSON) under the evidence its
+// command or its kind says it is.
 func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
+	var b strings.Builder
+	for _, l := range p.Lines {
+		b.WriteString(l.Text + "\n")
+	}
+	data := []byte(b.String())
+	if p.Shape == paste.YAMLText {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			br.Note = "kubectl YAML that does not parse: " + err.Error()
+			br.FirstLines = firstLines(p.Lines)
+			return br
+		}
+		data = j
+	}
 	key, ok := keyForCommand(p.Command)
+	if !ok {
+		key, ok = keyForKind(data)
+	}
 	if !ok {
 		br.Note = "JSON, but the paste does not show the command that printed it, so it is not clear which evidence it is: paste it with its prompt line, or save it under its evidence name"
 		br.FirstLines = firstLines(p.Lines)
 		return br
 	}
-	var b strings.Builder
-	for _, l := range p.Lines {
-		b.WriteString(l.Text + "\n")
-	}
 	br.Parsed = 1
-	return write(res, key, node, []byte(b.String()), nil, br)
+	return write(res, key, node, data, nil, br)
+}
+
+// keyForKind tells kubectl output by its kind (a List by its first item's).
+func keyForKind(data []byte) (evidence.Ref, bool) {
+	var doc struct {
+		Kind  string
+		Items []struct{ Kind string }
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return nil, false
+	}
+	kind := strings.TrimSuffix(doc.Kind, "List")
+	if kind == "" && len(doc.Items) > 0 {
+		kind = doc.Items[0].Kind
+	}
+	switch kind {
+	case "Node":
+		return evidence.Nodes(), true
+	case "Pod":
+		return evidence.Pods(), true
+	case "Service":
+		return evidence.ClusterServices(), true
+	case "Event":
+		return evidence.Events(), true
+	case "DaemonSet":
+		return evidence.DaemonSets(), true
+	}
+	return nil, false
 }
 
 func unrecognized(p paste.Part, br BlockReport) BlockReport {

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 	"text/tabwriter"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
@@ -33,7 +35,7 @@ var consoles = []console{
 	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
 	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
 	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
-		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: "},
+		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml"},
 }
 
 // transcript renders a node's JSON evidence as a console session would show it: HNS
@@ -99,10 +101,18 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.nodes == "describe" {
+		switch c.nodes {
+		case "describe":
 			b.WriteString("user@bastion:~$ kubectl describe nodes\n" + describeNodes(nodes))
 			replaced = append(replaced, evidence.PathNodes)
-		} else {
+		case "yaml":
+			y, err := yaml.JSONToYAML(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(c.prompt + "kubectl get nodes -o yaml\n" + string(y))
+			replaced = append(replaced, evidence.PathNodes)
+		default:
 			// Imported into the report only (see TestNodeTableNotWritten): nodes.json stays.
 			b.WriteString("$ kubectl get nodes -o wide\n" + wideNodes(nodes))
 		}
