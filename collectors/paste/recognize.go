@@ -23,6 +23,8 @@ const (
 	KlogText        Shape = "klog log"
 	JSONText        Shape = "JSON"
 	YAMLText        Shape = "kubectl YAML"
+	NetRoutes       Shape = "Get-NetRoute output"
+	NetIPAddresses  Shape = "Get-NetIPAddress output"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -65,6 +67,8 @@ var (
 		{regexp.MustCompile(`(?i)get-service.*(?:format-list|\bfl\b)`), ServiceList},
 		{regexp.MustCompile(`(?i)get-service`), ServiceTable},
 		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:images|image ls)`), DockerImages},
+		{regexp.MustCompile(`(?i)get-netroute`), NetRoutes},
+		{regexp.MustCompile(`(?i)get-netipaddress`), NetIPAddresses},
 		{regexp.MustCompile(`(?i)crictl(?:\.exe)? images`), CrictlImages},
 		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? describe (?:nodes?|no)\b`), KubectlDescribe},
 		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? get (?:nodes?|no)\b`), KubectlNodes},
@@ -126,6 +130,11 @@ func shaped(lines []Line, s Shape) Part {
 				p.Shape, p.Table = ServiceTable, t
 			}
 		}
+	case NetRoutes, NetIPAddresses:
+		// Get-NetRoute prints a table, Get-NetIPAddress a list; Format-* changes either.
+		if p.List = ParseList(lines); len(p.List.Records) == 0 {
+			p.Table, _ = ParseTable(lines)
+		}
 	case ServiceTable, DockerImages, CrictlImages, KubectlNodes:
 		if t, ok := ParseTable(lines); ok {
 			p.Table = t
@@ -177,6 +186,10 @@ func listShape(r Record) Shape {
 		return true
 	}
 	switch {
+	case has("IPAddress", "PrefixLength", "AddressFamily"):
+		return NetIPAddresses
+	case has("DestinationPrefix", "NextHop"):
+		return NetRoutes
 	case has("VirtualNetwork") || has("IPAddress", "MacAddress") || has("IsRemoteEndpoint"):
 		return HNSEndpointList
 	case has("References") || has("Policies", "IsApplied"):
@@ -197,6 +210,10 @@ func tableShape(t Table) Shape {
 		return CrictlImages
 	case t.Has("NAME", "STATUS", "ROLES", "VERSION"):
 		return KubectlNodes
+	case t.Has("DestinationPrefix", "NextHop"):
+		return NetRoutes
+	case t.Has("IPAddress", "PrefixLength"):
+		return NetIPAddresses
 	case t.Has("Status", "Name", "DisplayName") || t.Has("Status", "Name", "StartType"):
 		return ServiceTable
 	}

@@ -178,3 +178,56 @@ func images(p paste.Part) ([]map[string]any, []Missing) {
 	}
 	return out, missing
 }
+
+// column is an evidence field and the names the console may print it under.
+type column struct {
+	field string
+	from  []string
+}
+
+var (
+	routeColumns = []column{{"DestinationPrefix", nil}, {"NextHop", nil}, {"InterfaceAlias", nil},
+		{"ifIndex", []string{"InterfaceIndex"}}, {"RouteMetric", nil}}
+	addressColumns = []column{{"IPAddress", nil}, {"PrefixLength", nil}, {"InterfaceAlias", nil},
+		{"ifIndex", []string{"InterfaceIndex"}}}
+)
+
+// selected converts a list or table of flat values (Get-NetRoute, Get-NetIPAddress)
+// into the fields the evidence's Select would have kept. A cell cut short is left out.
+func selected(p paste.Part, label string, cols []column) ([]map[string]any, []Missing) {
+	var out []map[string]any
+	var missing []Missing
+	add := func(item string, get func(string) (string, bool)) {
+		m := map[string]any{}
+		for _, c := range cols {
+			v, ok := "", false
+			for _, name := range append([]string{c.field}, c.from...) {
+				if v, ok = get(name); ok {
+					break
+				}
+			}
+			switch {
+			case !ok:
+				missing = append(missing, Missing{Item: item, Field: c.field, Why: whyAbsent})
+			case paste.Truncated(v):
+				missing = append(missing, Missing{Item: item, Field: c.field, Why: whyCut})
+			default:
+				m[c.field] = v
+			}
+		}
+		out = append(out, m)
+	}
+	for i, r := range p.List.Records {
+		add(itemName(label, r, i), func(name string) (string, bool) {
+			v, ok := r.Get(name)
+			return v.Text, ok && v.Kind == paste.Scalar
+		})
+	}
+	t := p.Table
+	for _, r := range t.Rows {
+		add(label+" "+r.Cells[0], func(name string) (string, bool) {
+			return t.Get(r, name), t.Has(name)
+		})
+	}
+	return out, missing
+}

@@ -193,6 +193,14 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.Services()
 		doc, missing = services(p)
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
+	case paste.NetRoutes:
+		key = evidence.Routes()
+		doc, missing = selected(p, "route", routeColumns)
+		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
+	case paste.NetIPAddresses:
+		key = evidence.IPAddresses()
+		doc, missing = selected(p, "address", addressColumns)
+		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.DockerImages, paste.CrictlImages:
 		key = evidence.Images()
 		doc, missing = images(p)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -87,6 +88,43 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	if data, ok := read(evidence.FileImages); ok && dockerImages(t, data, &b, c) {
 		replaced = append(replaced, evidence.FileImages)
 	}
+	if data, ok := read(evidence.FileRoutes); ok {
+		var routes []struct {
+			DestinationPrefix, NextHop, InterfaceAlias string
+			IfIndex                                    int `json:"ifIndex"`
+			RouteMetric                                int
+		}
+		if err := json.Unmarshal(data, &routes); err != nil {
+			t.Fatal(err)
+		}
+		var rows [][]string
+		for _, r := range routes {
+			rows = append(rows, []string{strconv.Itoa(r.IfIndex), r.DestinationPrefix, r.NextHop, strconv.Itoa(r.RouteMetric), "15", "ActiveStore"})
+		}
+		// The default view: no InterfaceAlias, which the report then says.
+		b.WriteString(c.prompt + "Get-NetRoute -AddressFamily IPv4\n")
+		b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
+		replaced = append(replaced, evidence.FileRoutes)
+	}
+	if data, ok := read(evidence.FileIPAddresses); ok {
+		var addrs []struct {
+			IPAddress, InterfaceAlias string
+			PrefixLength              int
+			IfIndex                   int `json:"ifIndex"`
+		}
+		if err := json.Unmarshal(data, &addrs); err != nil {
+			t.Fatal(err)
+		}
+		var recs []paste.Record
+		for _, a := range addrs {
+			recs = append(recs, paste.Record{Fields: []paste.Field{field("IPAddress", a.IPAddress), field("InterfaceIndex", strconv.Itoa(a.IfIndex)),
+				field("InterfaceAlias", a.InterfaceAlias), field("AddressFamily", "IPv4"), field("Type", "Unicast"),
+				field("PrefixLength", strconv.Itoa(a.PrefixLength)), field("PrefixOrigin", "Manual"), field("AddressState", "Preferred"),
+				field("ValidLifetime", "Infinite ([TimeSpan]::MaxValue)"), field("PolicyStore", "ActiveStore")}})
+		}
+		b.WriteString(c.prompt + "Get-NetIPAddress -AddressFamily IPv4\n" + paste.FormatList(recs, c.width, c.wrap, 0))
+		replaced = append(replaced, evidence.FileIPAddresses)
+	}
 	for _, log := range []string{evidence.FileKubeletLog, evidence.FileKubeProxyLog} {
 		if data, ok := read(log); ok && len(data) > 0 {
 			b.WriteString(c.prompt + `Get-Content C:\k\` + log + " -Tail 200\n" + string(data))
@@ -123,6 +161,10 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		text = c.prefix + strings.Join(lines, "\n"+c.prefix) + "\n"
 	}
 	return text, replaced
+}
+
+func field(name, text string) paste.Field {
+	return paste.Field{Name: name, Value: paste.ParseValue(text)}
 }
 
 // dockerImages prints `docker images` for docker image inspect evidence; crictl
