@@ -25,6 +25,8 @@ const (
 	YAMLText        Shape = "kubectl YAML"
 	NetRoutes       Shape = "Get-NetRoute output"
 	NetIPAddresses  Shape = "Get-NetIPAddress output"
+	Ipconfig        Shape = "ipconfig output"
+	ScQuery         Shape = "sc query / sc qc output"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -52,6 +54,9 @@ type Part struct {
 }
 
 var (
+	// ipconfigHeader is ipconfig's first line in English, German and Chinese.
+	ipconfigHeader = regexp.MustCompile(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`)
+	scService      = regexp.MustCompile(`^SERVICE_NAME: \S`)
 	// kubeYAML: what kubectl -o yaml prints first.
 	kubeYAML = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
 	klogLine = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
@@ -68,6 +73,8 @@ var (
 		{regexp.MustCompile(`(?i)get-service`), ServiceTable},
 		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:images|image ls)`), DockerImages},
 		{regexp.MustCompile(`(?i)get-netroute`), NetRoutes},
+		{regexp.MustCompile(`(?i)^ipconfig(?:\.exe)?\b`), Ipconfig},
+		{regexp.MustCompile(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
 		{regexp.MustCompile(`(?i)get-netipaddress`), NetIPAddresses},
 		{regexp.MustCompile(`(?i)crictl(?:\.exe)? images`), CrictlImages},
 		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? describe (?:nodes?|no)\b`), KubectlDescribe},
@@ -159,6 +166,12 @@ func byShape(lines []Line) Part {
 	}
 	if klogShare(lines) {
 		return shaped(lines, KlogText)
+	}
+	if ipconfigHeader.MatchString(t) {
+		return Part{Shape: Ipconfig, Lines: lines}
+	}
+	if scService.MatchString(t) {
+		return Part{Shape: ScQuery, Lines: lines}
 	}
 	if isPSError(lines) {
 		return Part{Shape: PSError, Lines: lines}

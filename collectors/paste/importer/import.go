@@ -140,7 +140,7 @@ func Import(inputs []Input, opt Options) (Result, error) {
 		br.Lines = lineRange(pc.part.Lines)
 		br.Command = pc.part.Command
 		if br.Evidence != "" {
-			if prev, ok := written[br.Evidence]; ok {
+			if prev, ok := written[br.Evidence]; ok && !strings.HasPrefix(br.Note, "merged") {
 				res.Report.Blocks[prev].Note = "superseded by a later block of the paste for the same evidence"
 			}
 			written[br.Evidence] = len(res.Report.Blocks)
@@ -201,6 +201,14 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.IPAddresses()
 		doc, missing = selected(p, "address", addressColumns)
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
+	case paste.Ipconfig:
+		key = evidence.IPAddresses()
+		doc, missing = ipconfigAddresses(p.Lines)
+		br.Parsed = len(doc.([]map[string]any))
+	case paste.ScQuery:
+		key = evidence.Services()
+		doc, missing = scServices(p.Lines)
+		br.Parsed = len(doc.([]map[string]any))
 	case paste.DockerImages, paste.CrictlImages:
 		key = evidence.Images()
 		doc, missing = images(p)
@@ -256,6 +264,16 @@ func write(res *Result, key evidence.Ref, node string, b []byte, missing []Missi
 		br.Note = "parsed, but the result is not valid evidence: " + err.Error()
 		br.Recollect = key.Meta().Command
 		return br
+	}
+	if old, ok := res.Files[path]; ok && key.Meta().Name == evidence.FileServices {
+		// sc query shows the state and sc qc the start type: one service, two blocks.
+		merged, err := mergeByName(old, b)
+		if err != nil {
+			br.Note = "could not merge with the earlier services: " + err.Error()
+			return br
+		}
+		b, br.Note = merged, "merged with the services of the earlier blocks"
+		missing = stillMissing(missing, b)
 	}
 	res.Files[path] = b
 	br.Evidence, br.Missing = path, missing
@@ -383,6 +401,54 @@ func leftovers(ls []paste.Line) []Leftover {
 	for _, l := range ls {
 		if strings.TrimSpace(l.Text) != "" {
 			out = append(out, Leftover{Line: l.No, Text: strings.TrimRight(l.Text, " ")})
+		}
+	}
+	return out
+}
+
+// mergeByName merges two lists of services, a later field winning.
+func mergeByName(old, add []byte) ([]byte, error) {
+	var a, b []map[string]any
+	if err := json.Unmarshal(old, &a); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(add, &b); err != nil {
+		return nil, err
+	}
+	for _, s := range b {
+		found := false
+		for _, o := range a {
+			if n, _ := o["Name"].(string); strings.EqualFold(n, fmt.Sprint(s["Name"])) {
+				for k, v := range s {
+					o[k] = v
+				}
+				found = true
+			}
+		}
+		if !found {
+			a = append(a, s)
+		}
+	}
+	out, err := json.MarshalIndent(a, "", "    ")
+	return append(out, '\n'), err
+}
+
+// stillMissing drops what the merge filled in from the list of missing fields.
+func stillMissing(missing []Missing, merged []byte) []Missing {
+	var svcs []map[string]any
+	if json.Unmarshal(merged, &svcs) != nil {
+		return missing
+	}
+	var out []Missing
+	for _, m := range missing {
+		filled := false
+		for _, s := range svcs {
+			if _, ok := s[m.Field]; ok && "service "+fmt.Sprint(s["Name"]) == m.Item {
+				filled = true
+			}
+		}
+		if !filled {
+			out = append(out, m)
 		}
 	}
 	return out

@@ -138,7 +138,7 @@ func TestRealServicesImagesLogs(t *testing.T) {
 // TestRealUnrecognized: what the importer does not read is reported with its first
 // lines, and with the exact command when the prompt showed which evidence it was.
 func TestRealUnrecognized(t *testing.T) {
-	for _, s := range []string{"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt", "ipconfig_basic_azure-ws1809_vEthernet-nat-only_pre-join_01.txt",
+	for _, s := range []string{"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt",
 		"routes_netsh-dump-ipv4_antrea-winuserspace_multiple-default-routes_05.txt"} {
 		res := importOne(t, s)
 		if len(res.Files) != 0 {
@@ -161,5 +161,44 @@ func TestNodeTableNotWritten(t *testing.T) {
 		if len(res.Files) != 0 || b.Recognized != "kubectl get nodes table" || b.Parsed < 2 || b.Recollect != "`kubectl get nodes -o json`" {
 			t.Errorf("%s: %+v", s, b)
 		}
+	}
+}
+
+func TestRealIpconfig(t *testing.T) {
+	res := importOne(t, "ipconfig_basic_azure-ws1809_vEthernet-nat-only_pre-join_01.txt")
+	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses()))
+	if err != nil || len(addrs) != 2 || addrs[0].IPAddress != "10.0.0.6" || addrs[0].PrefixLength != 24 || addrs[0].InterfaceAlias != "Ethernet 2" ||
+		addrs[1].IPAddress != "172.28.96.1" || addrs[1].PrefixLength != 20 || addrs[1].InterfaceAlias != "vEthernet (nat)" {
+		t.Errorf("addresses %+v, %v", addrs, err)
+	}
+}
+
+// TestLocalizedIpconfigAndSerialSc: a German ipconfig /all, and sc query plus sc qc
+// from a serial console, each line prefixed, merged into one service.
+func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
+	de := "C:\\k>ipconfig /all\r\n\r\nWindows-IP-Konfiguration\r\n\r\n   Hostname  . . . . . . . . . . . . : win-1\r\n\r\n" +
+		"Ethernet-Adapter vEthernet (Ethernet):\r\n\r\n   IPv4-Adresse  . . . . . . . . . . : 10.240.0.30(Bevorzugt)\r\n   Subnetzmaske  . . . . . . . . . . : 255.255.255.0\r\n"
+	res, err := importer.Import([]importer.Input{{Name: "de.txt", Data: []byte(de)}}, importer.Options{Node: "win-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses()))
+	if err != nil || len(addrs) != 1 || addrs[0].IPAddress != "10.240.0.30" || addrs[0].PrefixLength != 24 || addrs[0].InterfaceAlias != "vEthernet (Ethernet)" {
+		t.Errorf("German ipconfig: %+v, %v", addrs, err)
+	}
+	p := "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: "
+	sc := strings.Join([]string{"PS C:\\> sc.exe query kubelet", "", "SERVICE_NAME: kubelet",
+		"        TYPE               : 10  WIN32_OWN_PROCESS", "        STATE              : 1  STOPPED",
+		"        WIN32_EXIT_CODE    : 1077  (0x435)", "PS C:\\> sc.exe qc kubelet", "[SC] QueryServiceConfig SUCCESS", "",
+		"SERVICE_NAME: kubelet", "        START_TYPE         : 2   AUTO_START",
+		"        BINARY_PATH_NAME   : C:\\k\\kubelet.exe --v=2"}, "\n"+p)
+	res, err = importer.Import([]importer.Input{{Name: "serial.txt", Data: []byte(p + sc + "\n")}}, importer.Options{Node: "win-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs, err := decode.DecodeServices("x", file(t, res, evidence.Services()))
+	if err != nil || len(svcs) != 1 || svcs[0].Status != "Stopped" || svcs[0].StartType != "Automatic" || svcs[0].PathName != "C:\\k\\kubelet.exe --v=2" {
+		rep, _ := res.ReportJSON()
+		t.Errorf("sc query + qc: %+v, %v\n%s", svcs, err, rep)
 	}
 }

@@ -1,0 +1,148 @@
+package importer
+
+import (
+	"net/netip"
+	"regexp"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
+)
+
+var (
+	// adapterLine is ipconfig's section header: "Ethernet adapter vEthernet (nat):",
+	// "Ethernet-Adapter vEthernet (nat):", "以太网适配器 vEthernet (nat):".
+	adapterLine = regexp.MustCompile(`^(?:\S+ adapter|\S+-Adapter|以太网适配器|未知适配器|无线局域网适配器) (.+):\s*$`)
+	// ipconfigPair is "   Label . . . . : value", with the dots localized labels keep.
+	ipconfigPair = regexp.MustCompile(`^\s+([^.:]+?)[ .]*: ?(.*)$`)
+	ipv4Labels   = []string{"IPv4 Address", "IPv4-Adresse", "IPv4 地址", "IP Address", "IP-Adresse"}
+	maskLabels   = []string{"Subnet Mask", "Subnetzmaske", "子网掩码"}
+)
+
+// ipconfigAddresses reads `ipconfig [/all]`: each adapter's IPv4 addresses with the
+// prefix length from its mask, the adapter's name as its InterfaceAlias. ipconfig does
+// not print the interface index.
+func ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Missing) {
+	var out []map[string]any
+	var missing []Missing
+	alias := ""
+	var pending []map[string]any // addresses of this adapter waiting for the mask
+	for _, l := range lines {
+		if m := adapterLine.FindStringSubmatch(l.Text); m != nil {
+			alias, pending = strings.TrimSpace(m[1]), nil
+			continue
+		}
+		m := ipconfigPair.FindStringSubmatch(strings.TrimRight(l.Text, " "))
+		if m == nil || alias == "" {
+			continue
+		}
+		label, val := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
+		switch {
+		case hasLabel(ipv4Labels, label):
+			ip := strings.TrimSpace(strings.Split(val, "(")[0]) // "10.0.0.6(Preferred)"
+			if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
+				rec := map[string]any{"IPAddress": ip, "InterfaceAlias": alias}
+				out = append(out, rec)
+				pending = append(pending, rec)
+				missing = append(missing, Missing{Item: "address " + ip, Field: "ifIndex", Why: whyAbsent})
+			}
+		case hasLabel(maskLabels, label):
+			if bits, ok := maskBits(val); ok {
+				for _, rec := range pending {
+					rec["PrefixLength"] = bits
+				}
+				pending = nil
+			}
+		}
+	}
+	for _, rec := range out {
+		if _, ok := rec["PrefixLength"]; !ok {
+			missing = append(missing, Missing{Item: "address " + rec["IPAddress"].(string), Field: "PrefixLength", Why: whyAbsent})
+		}
+	}
+	return out, missing
+}
+
+func hasLabel(labels []string, l string) bool {
+	for _, x := range labels {
+		if strings.EqualFold(x, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskBits turns 255.255.240.0 into 20; a mask with holes is not one.
+func maskBits(mask string) (int, bool) {
+	a, err := netip.ParseAddr(mask)
+	if err != nil || !a.Is4() {
+		return 0, false
+	}
+	b := a.As4()
+	n := 0
+	seenZero := false
+	for _, by := range b {
+		for i := 7; i >= 0; i-- {
+			if by&(1<<i) != 0 {
+				if seenZero {
+					return 0, false
+				}
+				n++
+			} else {
+				seenZero = true
+			}
+		}
+	}
+	return n, true
+}
+
+var scPair = regexp.MustCompile(`^\s+([A-Z_0-9]+)\s+: (.*)$`)
+
+// scServices reads `sc query` and `sc qc` blocks: STATE gives Status, START_TYPE the
+// StartType, BINARY_PATH_NAME the PathName; what a block does not print stays out.
+func scServices(lines []paste.Line) ([]map[string]any, []Missing) {
+	var out []map[string]any
+	var cur map[string]any
+	for _, l := range lines {
+		text := strings.TrimRight(l.Text, " ")
+		if name, ok := strings.CutPrefix(text, "SERVICE_NAME: "); ok {
+			cur = map[string]any{"Name": strings.TrimSpace(name)}
+			out = append(out, cur)
+			continue
+		}
+		m := scPair.FindStringSubmatch(text)
+		if m == nil || cur == nil {
+			continue
+		}
+		f := strings.Fields(m[2])
+		switch m[1] {
+		case "STATE":
+			if len(f) >= 2 {
+				cur["Status"] = scWord(f[1], map[string]string{"RUNNING": "Running", "STOPPED": "Stopped",
+					"START_PENDING": "StartPending", "STOP_PENDING": "StopPending", "PAUSED": "Paused"})
+			}
+		case "START_TYPE":
+			if len(f) >= 2 {
+				cur["StartType"] = scWord(f[1], map[string]string{"AUTO_START": "Automatic", "DEMAND_START": "Manual",
+					"DISABLED": "Disabled", "BOOT_START": "Boot", "SYSTEM_START": "System"})
+			}
+		case "BINARY_PATH_NAME":
+			cur["PathName"] = strings.TrimSpace(m[2])
+		}
+	}
+	var missing []Missing
+	for _, s := range out {
+		for _, f := range []string{"Status", "StartType", "PathName"} {
+			if _, ok := s[f]; !ok {
+				missing = append(missing, Missing{Item: "service " + s["Name"].(string), Field: f, Why: whyAbsent + " (sc query shows the state, sc qc the start type and path)"})
+			}
+		}
+	}
+	return out, missing
+}
+
+func scWord(w string, names map[string]string) string {
+	if n, ok := names[w]; ok {
+		return n
+	}
+	return w
+}
