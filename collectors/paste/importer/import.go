@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
@@ -73,35 +72,6 @@ type BlockReport struct {
 type Leftover struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
-}
-
-// jsonCommands map a pasted JSON command to the evidence it is.
-var jsonCommands = []struct {
-	re  *regexp.Regexp
-	key func() evidence.Ref
-}{
-	{regexp.MustCompile(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
-	{regexp.MustCompile(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
-	{regexp.MustCompile(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
-	{regexp.MustCompile(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.Services() }},
-	{regexp.MustCompile(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
-	{regexp.MustCompile(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
-	{regexp.MustCompile(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
-	{regexp.MustCompile(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.Nodes() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
-}
-
-func keyForCommand(cmd string) (evidence.Ref, bool) {
-	for _, c := range jsonCommands {
-		if c.re.MatchString(cmd) {
-			return c.key(), true
-		}
-	}
-	return nil, false
 }
 
 // Import reads the pasted inputs into evidence for one node (and the cluster).
@@ -307,64 +277,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// jsonBlock stores pasted JSON (or kubectl YAML, as JSON) under the evidence its
-// command or its kind says it is.
-func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
-	var b strings.Builder
-	for _, l := range p.Lines {
-		b.WriteString(l.Text + "\n")
-	}
-	data := []byte(b.String())
-	if p.Shape == paste.YAMLText {
-		j, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			br.Note = "kubectl YAML that does not parse: " + err.Error()
-			br.FirstLines = firstLines(p.Lines)
-			return br
-		}
-		data = j
-	}
-	key, ok := keyForCommand(p.Command)
-	if !ok {
-		key, ok = keyForKind(data)
-	}
-	if !ok {
-		br.Note = "JSON, but the paste does not show the command that printed it, so it is not clear which evidence it is: paste it with its prompt line, or save it under its evidence name"
-		br.FirstLines = firstLines(p.Lines)
-		return br
-	}
-	br.Parsed = 1
-	return write(res, key, node, data, nil, br)
-}
-
-// keyForKind tells kubectl output by its kind (a List by its first item's).
-func keyForKind(data []byte) (evidence.Ref, bool) {
-	var doc struct {
-		Kind  string
-		Items []struct{ Kind string }
-	}
-	if json.Unmarshal(data, &doc) != nil {
-		return nil, false
-	}
-	kind := strings.TrimSuffix(doc.Kind, "List")
-	if kind == "" && len(doc.Items) > 0 {
-		kind = doc.Items[0].Kind
-	}
-	switch kind {
-	case "Node":
-		return evidence.Nodes(), true
-	case "Pod":
-		return evidence.Pods(), true
-	case "Service":
-		return evidence.ClusterServices(), true
-	case "Event":
-		return evidence.Events(), true
-	case "DaemonSet":
-		return evidence.DaemonSets(), true
-	}
-	return nil, false
-}
-
 func unrecognized(p paste.Part, br BlockReport) BlockReport {
 	br.FirstLines = firstLines(p.Lines)
 	if br.Recognized == "" {
@@ -401,54 +313,6 @@ func leftovers(ls []paste.Line) []Leftover {
 	for _, l := range ls {
 		if strings.TrimSpace(l.Text) != "" {
 			out = append(out, Leftover{Line: l.No, Text: strings.TrimRight(l.Text, " ")})
-		}
-	}
-	return out
-}
-
-// mergeByName merges two lists of services, a later field winning.
-func mergeByName(old, add []byte) ([]byte, error) {
-	var a, b []map[string]any
-	if err := json.Unmarshal(old, &a); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(add, &b); err != nil {
-		return nil, err
-	}
-	for _, s := range b {
-		found := false
-		for _, o := range a {
-			if n, _ := o["Name"].(string); strings.EqualFold(n, fmt.Sprint(s["Name"])) {
-				for k, v := range s {
-					o[k] = v
-				}
-				found = true
-			}
-		}
-		if !found {
-			a = append(a, s)
-		}
-	}
-	out, err := json.MarshalIndent(a, "", "    ")
-	return append(out, '\n'), err
-}
-
-// stillMissing drops what the merge filled in from the list of missing fields.
-func stillMissing(missing []Missing, merged []byte) []Missing {
-	var svcs []map[string]any
-	if json.Unmarshal(merged, &svcs) != nil {
-		return missing
-	}
-	var out []Missing
-	for _, m := range missing {
-		filled := false
-		for _, s := range svcs {
-			if _, ok := s[m.Field]; ok && "service "+fmt.Sprint(s["Name"]) == m.Item {
-				filled = true
-			}
-		}
-		if !filled {
-			out = append(out, m)
 		}
 	}
 	return out

@@ -56,8 +56,7 @@ func describeNodes(nodes []corev1.Node) string {
 		b.WriteString("System Info:\n")
 		for _, kv := range [][2]string{{"Machine ID", in.MachineID}, {"Kernel Version", in.KernelVersion},
 			{"OS Image", in.OSImage}, {"Operating System", in.OperatingSystem}, {"Architecture", in.Architecture},
-			{"Container Runtime Version", in.ContainerRuntimeVersion}, {"Kubelet Version", in.KubeletVersion},
-			{"Kube-Proxy Version", in.KubeProxyVersion}} {
+			{"Container Runtime Version", in.ContainerRuntimeVersion}, {"Kubelet Version", in.KubeletVersion}} {
 			fmt.Fprintf(&b, "  %-28s%s\n", kv[0]+":", kv[1])
 		}
 		if n.Spec.PodCIDR != "" {
