@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -89,10 +90,12 @@ func runImport(streams genericiooptions.IOStreams, args []string, o importOption
 		return nil
 	}
 	ev := collectors.Evidence{FS: memFS(res)}
-	findings, err := engine.Analyze(probes.Default(), ev, nil)
+	reg := probes.Default()
+	findings, err := engine.Analyze(reg, ev, nil)
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("analyzing the imported evidence: %w", err)}
 	}
+	explainSkips(reg, findings, res)
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "pasted " + strings.Join(args, ", ")}
 	return printFindings(streams, format, failOn, meta, findings, ev, o.output.verbose)
 }
@@ -145,5 +148,37 @@ func summarize(w io.Writer, res importer.Result) {
 			what += ": " + b.Note
 		}
 		fmt.Fprintf(w, "  %s lines %s: %s\n", b.Source, b.Lines, what)
+	}
+}
+
+// explainSkips tells, on each skip, which evidence the paste did not hold (or held only
+// in part) and the exact command that collects it.
+func explainSkips(reg *probes.Registry, findings []probes.Finding, res importer.Result) {
+	partial := map[string]importer.BlockReport{}
+	for _, b := range res.Report.Blocks {
+		if b.Evidence != "" && len(b.Missing) > 0 {
+			partial[b.Evidence] = b
+		}
+	}
+	for i, f := range findings {
+		p, ok := reg.Get(f.Probe)
+		if f.Status != probes.Skip || !ok {
+			continue
+		}
+		for _, k := range p.Spec().Reads {
+			path := k.Path(f.Node)
+			if b, ok := partial[path]; ok {
+				var fields []string
+				for _, m := range b.Missing {
+					if !slices.Contains(fields, m.Field) {
+						fields = append(fields, m.Field)
+					}
+				}
+				findings[i].Details = append(findings[i].Details, fmt.Sprintf("%s: %s not in the pasted output: re-collect with %s",
+					path, strings.Join(fields, ", "), b.Recollect))
+			} else if _, ok := res.Files[path]; !ok {
+				findings[i].Details = append(findings[i].Details, fmt.Sprintf("%s: not in the pasted output: re-collect with %s", path, k.Meta().Command))
+			}
+		}
 	}
 }

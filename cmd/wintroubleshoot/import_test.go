@@ -97,6 +97,10 @@ func TestImportStdinAnalyze(t *testing.T) {
 	if !strings.Contains(errOut, "Get-HnsNetwork list view -> nodes/win-1/hns-networks.json") {
 		t.Errorf("summary: %s", errOut)
 	}
+	// A skip says what the paste lacked and the exact command for it.
+	if !strings.Contains(out, "nodes/win-1/processes.json: not in the pasted output: re-collect with `Get-CimInstance Win32_Process") {
+		t.Errorf("skips do not name the missing evidence:\n%s", out)
+	}
 }
 
 func TestImportUsage(t *testing.T) {
