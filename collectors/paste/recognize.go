@@ -27,6 +27,7 @@ const (
 	NetIPAddresses  Shape = "Get-NetIPAddress output"
 	Ipconfig        Shape = "ipconfig output"
 	ScQuery         Shape = "sc query / sc qc output"
+	RoutePrint      Shape = "route print output"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -57,6 +58,7 @@ var (
 	// ipconfigHeader is ipconfig's first line in English, German and Chinese.
 	ipconfigHeader = regexp.MustCompile(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`)
 	scService      = regexp.MustCompile(`^SERVICE_NAME: \S`)
+	routeTable     = regexp.MustCompile(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`)
 	// kubeYAML: what kubectl -o yaml prints first.
 	kubeYAML = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
 	klogLine = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
@@ -74,6 +76,7 @@ var (
 		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:images|image ls)`), DockerImages},
 		{regexp.MustCompile(`(?i)get-netroute`), NetRoutes},
 		{regexp.MustCompile(`(?i)^ipconfig(?:\.exe)?\b`), Ipconfig},
+		{regexp.MustCompile(`(?i)^(?:route(?:\.exe)? print|netstat(?:\.exe)? -rn?)\b`), RoutePrint},
 		{regexp.MustCompile(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
 		{regexp.MustCompile(`(?i)get-netipaddress`), NetIPAddresses},
 		{regexp.MustCompile(`(?i)crictl(?:\.exe)? images`), CrictlImages},
@@ -169,6 +172,9 @@ func byShape(lines []Line) Part {
 	}
 	if ipconfigHeader.MatchString(t) {
 		return Part{Shape: Ipconfig, Lines: lines}
+	}
+	if routeTable.MatchString(t) {
+		return Part{Shape: RoutePrint, Lines: lines}
 	}
 	if scService.MatchString(t) {
 		return Part{Shape: ScQuery, Lines: lines}

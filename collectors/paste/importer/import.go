@@ -175,6 +175,10 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.IPAddresses()
 		doc, missing = ipconfigAddresses(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
+	case paste.RoutePrint:
+		key = evidence.Routes()
+		doc, missing = routePrint(p.Lines)
+		br.Parsed = len(doc.([]map[string]any))
 	case paste.ScQuery:
 		key = evidence.Services()
 		doc, missing = scServices(p.Lines)

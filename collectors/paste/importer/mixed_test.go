@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,13 +32,14 @@ type console struct {
 	prefix string // put before every line (a serial console)
 	prompt string
 	nodes  string // how cluster/nodes.json is pasted: "describe", "wide", or "" (kept as JSON)
+	routes string // "" for Get-NetRoute, "route-print-de" for a German route print
 }
 
 var consoles = []console{
 	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
 	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
 	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
-		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml"},
+		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
 }
 
 // transcript renders a node's JSON evidence as a console session would show it: HNS
@@ -101,9 +104,13 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		for _, r := range routes {
 			rows = append(rows, []string{strconv.Itoa(r.IfIndex), r.DestinationPrefix, r.NextHop, strconv.Itoa(r.RouteMetric), "15", "ActiveStore"})
 		}
-		// The default view: no InterfaceAlias, which the report then says.
-		b.WriteString(c.prompt + "Get-NetRoute -AddressFamily IPv4\n")
-		b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
+		if c.routes == "route-print-de" {
+			b.WriteString(c.prompt + "route print -4\n" + routePrintDE(t, routes))
+		} else {
+			// The default view: no InterfaceAlias, which the report then says.
+			b.WriteString(c.prompt + "Get-NetRoute -AddressFamily IPv4\n")
+			b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
+		}
 		replaced = append(replaced, evidence.FileRoutes)
 	}
 	if data, ok := read(evidence.FileIPAddresses); ok {
@@ -161,6 +168,35 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		text = c.prefix + strings.Join(lines, "\n"+c.prefix) + "\n"
 	}
 	return text, replaced
+}
+
+// routePrintDE prints routes the way a German `route print -4` does.
+func routePrintDE(t *testing.T, routes []struct {
+	DestinationPrefix, NextHop, InterfaceAlias string
+	IfIndex                                    int `json:"ifIndex"`
+	RouteMetric                                int
+}) string {
+	var b strings.Builder
+	b.WriteString("===========================================================================\nSchnittstellenliste\n 14...00 15 5d 2b 1f 00 ......Hyper-V Virtual Ethernet Adapter #2\n" +
+		"===========================================================================\n\nIPv4-Routentabelle\n" +
+		"===========================================================================\nAktive Routen:\n")
+	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "     Netzwerkziel\tNetzwerkmaske\tGateway\tSchnittstelle\tMetrik\t")
+	for _, r := range routes {
+		p, err := netip.ParsePrefix(r.DestinationPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mask := net.IP(net.CIDRMask(p.Bits(), 32)).String()
+		gw := r.NextHop
+		if gw == "0.0.0.0" {
+			gw = "Auf Verbindung"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t10.240.0.30\t%d\t\n", p.Addr(), mask, gw, r.RouteMetric+15)
+	}
+	_ = w.Flush()
+	b.WriteString("===========================================================================\nStändige Routen:\n  Keine\n")
+	return b.String()
 }
 
 func field(name, text string) paste.Field {

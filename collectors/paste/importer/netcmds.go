@@ -146,3 +146,49 @@ func scWord(w string, names map[string]string) string {
 	}
 	return w
 }
+
+var (
+	activeRoutes = regexp.MustCompile(`^(?:Active Routes|Aktive Routen|活动路由):`)
+	routeEnd     = regexp.MustCompile(`^(?:=+|Persistent Routes|Ständige Routen|永久路由|IPv6)`)
+)
+
+// routePrint reads the IPv4 active routes of `route print` (en, de, zh): destination
+// and netmask become the prefix, an on-link gateway ("On-link", "Auf Verbindung",
+// "在链路上") the 0.0.0.0 Get-NetRoute shows. route print names interfaces by address,
+// so InterfaceAlias and ifIndex are not in it, and its Metric is the interface's plus
+// the route's, not Get-NetRoute's RouteMetric: all three stay out.
+func routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
+	var out []map[string]any
+	var missing []Missing
+	in := false
+	for _, l := range lines {
+		text := strings.TrimSpace(l.Text)
+		switch {
+		case activeRoutes.MatchString(text):
+			in = true
+			continue
+		case !in:
+			continue
+		case routeEnd.MatchString(text):
+			in = false
+			continue
+		}
+		f := strings.Fields(text)
+		if len(f) < 5 {
+			continue
+		}
+		dest, err1 := netip.ParseAddr(f[0])
+		bits, ok := maskBits(f[1])
+		if err1 != nil || !ok || !dest.Is4() {
+			continue // the header line
+		}
+		gw := strings.Join(f[2:len(f)-2], " ")
+		if a, err := netip.ParseAddr(gw); err != nil || !a.Is4() {
+			gw = "0.0.0.0"
+		}
+		prefix := netip.PrefixFrom(dest, bits).String()
+		out = append(out, map[string]any{"DestinationPrefix": prefix, "NextHop": gw})
+		missing = append(missing, Missing{Item: "route " + prefix + " via " + f[len(f)-2], Field: "InterfaceAlias, ifIndex, RouteMetric", Why: whyAbsent})
+	}
+	return out, missing
+}
