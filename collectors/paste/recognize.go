@@ -28,6 +28,8 @@ const (
 	Ipconfig        Shape = "ipconfig output"
 	ScQuery         Shape = "sc query / sc qc output"
 	RoutePrint      Shape = "route print output"
+	HnsDiag         Shape = "hnsdiag list output"
+	WinVersion      Shape = "Windows version output (ver, systeminfo)"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -58,6 +60,7 @@ var (
 	// ipconfigHeader is ipconfig's first line in English, German and Chinese.
 	ipconfigHeader = regexp.MustCompile(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`)
 	scService      = regexp.MustCompile(`^SERVICE_NAME: \S`)
+	winVer         = regexp.MustCompile(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`)
 	routeTable     = regexp.MustCompile(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`)
 	// kubeYAML: what kubectl -o yaml prints first.
 	kubeYAML = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
@@ -76,6 +79,8 @@ var (
 		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:images|image ls)`), DockerImages},
 		{regexp.MustCompile(`(?i)get-netroute`), NetRoutes},
 		{regexp.MustCompile(`(?i)^ipconfig(?:\.exe)?\b`), Ipconfig},
+		{regexp.MustCompile(`(?i)^hnsdiag(?:\.exe)? list\b`), HnsDiag},
+		{regexp.MustCompile(`(?i)^(?:cmd(?:\.exe)? /c ver|ver|systeminfo(?:\.exe)?)\s*$`), WinVersion},
 		{regexp.MustCompile(`(?i)^(?:route(?:\.exe)? print|netstat(?:\.exe)? -rn?)\b`), RoutePrint},
 		{regexp.MustCompile(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
 		{regexp.MustCompile(`(?i)get-netipaddress`), NetIPAddresses},
@@ -172,6 +177,9 @@ func byShape(lines []Line) Part {
 	}
 	if ipconfigHeader.MatchString(t) {
 		return Part{Shape: Ipconfig, Lines: lines}
+	}
+	if winVer.MatchString(t) {
+		return Part{Shape: WinVersion, Lines: lines}
 	}
 	if routeTable.MatchString(t) {
 		return Part{Shape: RoutePrint, Lines: lines}

@@ -202,6 +202,16 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		var items []map[string]any
 		items, missing = nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)
+	case paste.HnsDiag:
+		// Names and IDs only: no subnets or types for HNS-NETWORK to judge.
+		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.HNSNetworks().Meta().Command
+		br.Note = "hnsdiag lists names and IDs only (no types or subnets), so it is not written as evidence"
+		return br
+	case paste.WinVersion:
+		br.Values = windowsBuild(p.Lines)
+		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host().Meta().Command
+		br.Note = "the OS build alone is not host.json (no computer name or boot time); it is kept in values"
+		return br
 	case paste.KlogText:
 		return logBlock(res, p, node, br)
 	case paste.JSONText, paste.YAMLText:

@@ -192,3 +192,26 @@ func routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
 	}
 	return out, missing
 }
+
+var (
+	verLine     = regexp.MustCompile(`\[(?:Version|版本) (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?\]`)
+	sysinfoLine = regexp.MustCompile(`^(?:OS Version|Betriebssystemversion|OS 版本):\s+(\d+\.\d+\.\d+)`)
+)
+
+// windowsBuild reads the build (and the update revision ver prints, systeminfo does
+// not) from `ver` or `systeminfo`.
+func windowsBuild(lines []paste.Line) map[string]string {
+	out := map[string]string{}
+	for _, l := range lines {
+		if m := verLine.FindStringSubmatch(l.Text); m != nil {
+			out["CurrentBuild"] = m[3]
+			if m[4] != "" {
+				out["UBR"] = m[4]
+			}
+		}
+		if m := sysinfoLine.FindStringSubmatch(l.Text); m != nil {
+			out["CurrentBuild"] = m[1][strings.LastIndex(m[1], ".")+1:]
+		}
+	}
+	return out
+}

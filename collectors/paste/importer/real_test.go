@@ -202,3 +202,17 @@ func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
 		t.Errorf("sc query + qc: %+v, %v\n%s", svcs, err, rep)
 	}
 }
+
+// TestVersionReportedNotWritten: ver gives the build and UBR, which the report keeps;
+// host.json needs more than the console showed.
+func TestVersionReportedNotWritten(t *testing.T) {
+	res, err := importer.Import([]importer.Input{{Name: "ver.txt", Data: []byte("C:\\k>cmd /c ver\n\nMicrosoft Windows [Version 10.0.17763.2628]\n")}}, importer.Options{Node: "win-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Report.Blocks[0]
+	v, _ := b.Values.(map[string]string)
+	if len(res.Files) != 0 || v["CurrentBuild"] != "17763" || v["UBR"] != "2628" || !strings.Contains(b.Recollect, "CurrentBuild") {
+		t.Errorf("ver: %+v", b)
+	}
+}
