@@ -112,6 +112,7 @@ func Recognize(b Block) []Part {
 	var out []Part
 	var run []Line
 	var runShape Shape
+	runComp := ""
 	flush := func() {
 		if len(run) == 0 {
 			return
@@ -121,8 +122,19 @@ func Recognize(b Block) []Part {
 	}
 	for _, para := range Paragraphs(b.Lines) {
 		s := byShape(para).Shape
-		if s != runShape || s == Unrecognized {
+		// A klog header, or lines of another component, start another log (kubelet's
+		// after kube-proxy's).
+		comp := ""
+		if s == KlogText {
+			comp = component(para)
+		}
+		if s != runShape || s == Unrecognized || (s == KlogText && (klogHeader.MatchString(para[0].Text) ||
+			comp != "" && runComp != "" && comp != runComp)) {
 			flush()
+			runComp = ""
+		}
+		if comp != "" {
+			runComp = comp
 		}
 		runShape = s
 		if len(run) > 0 {
@@ -264,16 +276,27 @@ func klogShare(lines []Line) bool {
 	return false
 }
 
-// component tells a kubelet log from a kube-proxy log by the source files it names.
+var (
+	klogFile    = regexp.MustCompile(`^[IWEF]?\d{4} \S+ +\d+ ([\w.-]+)\.go:\d+\]`)
+	proxyFiles  = regexp.MustCompile(`^(?:proxier|server_windows|hns|hnsV[12]|winkernel|proxy_.*)$`)
+	kubeletFile = regexp.MustCompile(`^(?:kubelet.*|kuberuntime.*|docker_.*|cni.*|perfcounter.*|pod_workers|container_manager.*|eviction_manager|volume_manager|reconciler|remote_runtime|remote_image|pleg|generic)$`)
+)
+
+// component tells a kubelet log from a kube-proxy log by the source files its klog
+// lines name (proxier.go, kubelet_node_status.go), and an Antrea agent's by its name;
+// the messages alone would mislead (a kubelet logs kube-proxy's pod by name).
 func component(lines []Line) string {
 	proxy, kubelet, antrea := 0, 0, 0
 	for _, l := range lines {
-		switch {
-		case strings.Contains(strings.ToLower(l.Text), "antrea"):
+		if strings.Contains(strings.ToLower(l.Text), "antrea") {
 			antrea++
-		case strings.Contains(l.Text, "proxier.go") || strings.Contains(l.Text, "server_windows.go") || strings.Contains(l.Text, "kube-proxy"):
+		}
+		m := klogFile.FindStringSubmatch(stripLogPrefix(l.Text))
+		switch {
+		case m == nil:
+		case proxyFiles.MatchString(m[1]):
 			proxy++
-		case strings.Contains(l.Text, "kubelet") || strings.Contains(l.Text, "kuberuntime") || strings.Contains(l.Text, "docker_service.go"):
+		case kubeletFile.MatchString(m[1]):
 			kubelet++
 		}
 	}

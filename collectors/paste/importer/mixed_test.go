@@ -40,6 +40,16 @@ var consoles = []console{
 	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
 	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
 		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
+	// No prompt lines at all: the blocks are told apart by their shapes.
+	{name: "no-prompts-140", width: 140, wrap: paste.WordWrap, nodes: "describe"},
+}
+
+// run is the prompt line of a command; a paste without prompts has a blank line there.
+func (c console) run(cmd string) string {
+	if c.prompt == "" {
+		return "\n"
+	}
+	return c.prompt + cmd + "\n"
 }
 
 // transcript renders a node's JSON evidence as a console session would show it: HNS
@@ -68,7 +78,7 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(c.prompt + "Get-HnsNetwork\n\n" + paste.FormatList(recs, c.width, c.wrap, 0))
+		b.WriteString(c.run("Get-HnsNetwork") + "\n" + paste.FormatList(recs, c.width, c.wrap, 0))
 		replaced = append(replaced, evidence.FileHNSNetworks)
 	}
 	if data, ok := read(evidence.FileServices); ok {
@@ -84,7 +94,7 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			}
 			rows = append(rows, []string{s.State, start, s.Name, s.Name + " service"})
 		}
-		b.WriteString(c.prompt + "Get-Service docker, containerd, kubelet, kube-proxy, hns -ErrorAction SilentlyContinue | Format-Table Status, StartType, Name, DisplayName\n")
+		b.WriteString(c.run("Get-Service docker, containerd, kubelet, kube-proxy, hns -ErrorAction SilentlyContinue | Format-Table Status, StartType, Name, DisplayName"))
 		b.WriteString(paste.FormatTable([]string{"Status", "StartType", "Name", "DisplayName"}, rows))
 		replaced = append(replaced, evidence.FileServices)
 	}
@@ -105,10 +115,10 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			rows = append(rows, []string{strconv.Itoa(r.IfIndex), r.DestinationPrefix, r.NextHop, strconv.Itoa(r.RouteMetric), "15", "ActiveStore"})
 		}
 		if c.routes == "route-print-de" {
-			b.WriteString(c.prompt + "route print -4\n" + routePrintDE(t, routes))
+			b.WriteString(c.run("route print -4") + routePrintDE(t, routes))
 		} else {
 			// The default view: no InterfaceAlias, which the report then says.
-			b.WriteString(c.prompt + "Get-NetRoute -AddressFamily IPv4\n")
+			b.WriteString(c.run("Get-NetRoute -AddressFamily IPv4"))
 			b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
 		}
 		replaced = append(replaced, evidence.FileRoutes)
@@ -129,12 +139,12 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 				field("PrefixLength", strconv.Itoa(a.PrefixLength)), field("PrefixOrigin", "Manual"), field("AddressState", "Preferred"),
 				field("ValidLifetime", "Infinite ([TimeSpan]::MaxValue)"), field("PolicyStore", "ActiveStore")}})
 		}
-		b.WriteString(c.prompt + "Get-NetIPAddress -AddressFamily IPv4\n" + paste.FormatList(recs, c.width, c.wrap, 0))
+		b.WriteString(c.run("Get-NetIPAddress -AddressFamily IPv4") + paste.FormatList(recs, c.width, c.wrap, 0))
 		replaced = append(replaced, evidence.FileIPAddresses)
 	}
 	for _, log := range []string{evidence.FileKubeletLog, evidence.FileKubeProxyLog} {
 		if data, ok := read(log); ok && len(data) > 0 {
-			b.WriteString(c.prompt + `Get-Content C:\k\` + log + " -Tail 200\n" + string(data))
+			b.WriteString(c.run(`Get-Content C:\k\`+log+" -Tail 200") + "\n" + string(data))
 			if !strings.HasSuffix(string(data), "\n") {
 				b.WriteString("\n")
 			}
@@ -155,7 +165,7 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.WriteString(c.prompt + "kubectl get nodes -o yaml\n" + string(y))
+			b.WriteString(c.run("kubectl get nodes -o yaml") + string(y))
 			replaced = append(replaced, evidence.PathNodes)
 		default:
 			// Imported into the report only (see TestNodeTableNotWritten): nodes.json stays.
@@ -214,7 +224,7 @@ func dockerImages(t *testing.T, data []byte, b *strings.Builder, c console) bool
 		return false
 	}
 	// docker's table writer: text/tabwriter, columns at least 20 wide, 3 spaces apart.
-	b.WriteString(c.prompt + "docker images\n")
+	b.WriteString(c.run("docker images"))
 	w := tabwriter.NewWriter(b, 20, 1, 3, ' ', 0)
 	fmt.Fprintln(w, "REPOSITORY\tTAG\tIMAGE ID\tCREATED\tSIZE")
 	for _, im := range imgs {
@@ -296,7 +306,6 @@ func compare(t *testing.T, what string, want, got []probes.Finding) (same, skipp
 			same++
 		case g.Status == probes.Skip:
 			skipped++
-			t.Logf("%s: %s on %s skips on the paste: %s", what, w.Probe, w.Node, g.Summary)
 		case g.Status == probes.Fail:
 			t.Errorf("%s: %s on %s fails on the paste (%s) but is %s on the JSON evidence", what, w.Probe, w.Node, g.Summary, w.Status)
 		default:
