@@ -216,3 +216,19 @@ func TestVersionReportedNotWritten(t *testing.T) {
 		t.Errorf("ver: %+v", b)
 	}
 }
+
+// TestCrictlImages: crictl's table (IMAGE, TAG, IMAGE ID) gives the same shape as
+// docker's; a <none> tag gives no RepoTags.
+func TestCrictlImages(t *testing.T) {
+	text := "PS C:\\> crictl images\nIMAGE                                     TAG                 IMAGE ID            SIZE\n" +
+		"mcr.microsoft.com/oss/kubernetes/pause    3.9                 a1e8bf0b2f3cd       111MB\n" +
+		"docker.io/library/nanoserver              <none>              9f1e0a1bd4c2e       120MB\n"
+	res, err := importer.Import([]importer.Input{{Name: "crictl.txt", Data: []byte(text)}}, importer.Options{Node: "win-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images()))
+	if err != nil || len(imgs) != 2 || imgs[0].Tags[0] != "mcr.microsoft.com/oss/kubernetes/pause:3.9" || len(imgs[1].Tags) != 0 {
+		t.Errorf("crictl images: %+v, %v", imgs, err)
+	}
+}
