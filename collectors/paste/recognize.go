@@ -29,6 +29,7 @@ const (
 	ScQuery         Shape = "sc query / sc qc output"
 	RoutePrint      Shape = "route print output"
 	HnsDiag         Shape = "hnsdiag list output"
+	NetshDump       Shape = "netsh dump (IPv4)"
 	WinVersion      Shape = "Windows version output (ver, systeminfo)"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
@@ -60,6 +61,7 @@ var (
 	// ipconfigHeader is ipconfig's first line in English, German and Chinese.
 	ipconfigHeader = regexp.MustCompile(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`)
 	scService      = regexp.MustCompile(`^SERVICE_NAME: \S`)
+	netshLine      = regexp.MustCompile(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4)`)
 	winVer         = regexp.MustCompile(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`)
 	routeTable     = regexp.MustCompile(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`)
 	// kubeYAML: what kubectl -o yaml prints first.
@@ -80,6 +82,7 @@ var (
 		{regexp.MustCompile(`(?i)get-netroute`), NetRoutes},
 		{regexp.MustCompile(`(?i)^ipconfig(?:\.exe)?\b`), Ipconfig},
 		{regexp.MustCompile(`(?i)^hnsdiag(?:\.exe)? list\b`), HnsDiag},
+		{regexp.MustCompile(`(?i)^netsh(?:\.exe)? (?:dump|interface ipv4 (?:dump|show))\b`), NetshDump},
 		{regexp.MustCompile(`(?i)^(?:cmd(?:\.exe)? /c ver|ver|systeminfo(?:\.exe)?)\s*$`), WinVersion},
 		{regexp.MustCompile(`(?i)^(?:route(?:\.exe)? print|netstat(?:\.exe)? -rn?)\b`), RoutePrint},
 		{regexp.MustCompile(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
@@ -189,6 +192,9 @@ func byShape(lines []Line) Part {
 	}
 	if ipconfigHeader.MatchString(t) {
 		return Part{Shape: Ipconfig, Lines: lines}
+	}
+	if netshLine.MatchString(t) {
+		return Part{Shape: NetshDump, Lines: lines}
 	}
 	if winVer.MatchString(t) {
 		return Part{Shape: WinVersion, Lines: lines}

@@ -207,6 +207,12 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.HNSNetworks().Meta().Command
 		br.Note = "hnsdiag lists names and IDs only (no types or subnets), so it is not written as evidence"
 		return br
+	case paste.NetshDump:
+		v := netshDump(p.Lines)
+		br.Parsed = len(v["routes"].([]map[string]string)) + len(v["addresses"].([]map[string]string))
+		br.Values, br.Recollect = v, evidence.Routes().Meta().Command+"; "+evidence.IPAddresses().Meta().Command
+		br.Note = "netsh dump holds only the persistent configuration (no DHCP or HNS routes and addresses), so it is kept in values, not written as evidence"
+		return br
 	case paste.WinVersion:
 		br.Values = windowsBuild(p.Lines)
 		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host().Meta().Command

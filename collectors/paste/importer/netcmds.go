@@ -215,3 +215,34 @@ func windowsBuild(lines []paste.Line) map[string]string {
 	}
 	return out
 }
+
+var netshArg = regexp.MustCompile(`(\w+)=("[^"]*"|\S+)`)
+
+// netshDump reads `netsh dump`'s IPv4 section: the routes and addresses configured
+// persistently. What DHCP and HNS set at run time is not in it, so these are values for
+// the report, not routes.json or ip-addresses.json.
+func netshDump(lines []paste.Line) map[string]any {
+	var routes, addrs []map[string]string
+	for _, l := range lines {
+		t := strings.TrimSpace(l.Text)
+		kind := ""
+		switch {
+		case strings.HasPrefix(t, "add route "):
+			kind = "route"
+		case strings.HasPrefix(t, "add address "):
+			kind = "address"
+		default:
+			continue
+		}
+		m := map[string]string{}
+		for _, a := range netshArg.FindAllStringSubmatch(t, -1) {
+			m[a[1]] = strings.Trim(a[2], `"`)
+		}
+		if kind == "route" {
+			routes = append(routes, m)
+		} else {
+			addrs = append(addrs, m)
+		}
+	}
+	return map[string]any{"routes": routes, "addresses": addrs}
+}

@@ -138,8 +138,7 @@ func TestRealServicesImagesLogs(t *testing.T) {
 // TestRealUnrecognized: what the importer does not read is reported with its first
 // lines, and with the exact command when the prompt showed which evidence it was.
 func TestRealUnrecognized(t *testing.T) {
-	for _, s := range []string{"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt",
-		"routes_netsh-dump-ipv4_antrea-winuserspace_multiple-default-routes_05.txt"} {
+	for _, s := range []string{"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt"} {
 		res := importOne(t, s)
 		if len(res.Files) != 0 {
 			t.Errorf("%s: wrote %v", s, res.Files)
@@ -230,5 +229,22 @@ func TestCrictlImages(t *testing.T) {
 	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images()))
 	if err != nil || len(imgs) != 2 || imgs[0].Tags[0] != "mcr.microsoft.com/oss/kubernetes/pause:3.9" || len(imgs[1].Tags) != 0 {
 		t.Errorf("crictl images: %+v, %v", imgs, err)
+	}
+}
+
+// TestRealNetshDump: the persistent routes and addresses are parsed into the report,
+// never written as the node's routes (DHCP and HNS ones are not in a dump).
+func TestRealNetshDump(t *testing.T) {
+	res := importOne(t, "routes_netsh-dump-ipv4_antrea-winuserspace_multiple-default-routes_05.txt")
+	if len(res.Files) != 0 {
+		t.Errorf("wrote %v", res.Files)
+	}
+	b := res.Report.Blocks[0]
+	v, _ := b.Values.(map[string]any)
+	routes, _ := v["routes"].([]map[string]string)
+	addrs, _ := v["addresses"].([]map[string]string)
+	if b.Recognized != "netsh dump (IPv4)" || len(routes) != 4 || routes[0]["interface"] != "vEthernet (Ethernet) 2" || len(addrs) != 9 ||
+		addrs[2]["mask"] != "255.0.0.0" {
+		t.Errorf("netsh dump: %+v", b)
 	}
 }
