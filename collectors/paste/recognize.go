@@ -18,6 +18,7 @@ const (
 	ServiceTable    Shape = "Get-Service table"
 	DockerImages    Shape = "docker images table"
 	CrictlImages    Shape = "crictl images table"
+	DockerPs        Shape = "docker ps table"
 	KubectlNodes    Shape = "kubectl get nodes table"
 	KubectlDescribe Shape = "kubectl describe node"
 	KlogText        Shape = "klog log"
@@ -88,6 +89,7 @@ var (
 		{regexp.MustCompile(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
 		{regexp.MustCompile(`(?i)get-netipaddress`), NetIPAddresses},
 		{regexp.MustCompile(`(?i)crictl(?:\.exe)? images`), CrictlImages},
+		{regexp.MustCompile(`(?i)docker(?:\.exe)? (?:ps|container ls)\b`), DockerPs},
 		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? describe (?:nodes?|no)\b`), KubectlDescribe},
 		{regexp.MustCompile(`(?i)kubectl(?:\.exe)? get (?:nodes?|no)\b`), KubectlNodes},
 	}
@@ -165,7 +167,7 @@ func shaped(lines []Line, s Shape) Part {
 		if p.List = ParseList(lines); len(p.List.Records) == 0 {
 			p.Table, _ = ParseTable(lines)
 		}
-	case ServiceTable, DockerImages, CrictlImages, KubectlNodes:
+	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, DockerPs:
 		if t, ok := ParseTable(lines); ok {
 			p.Table = t
 		} else if s == ServiceTable {
@@ -251,6 +253,8 @@ func tableShape(t Table) Shape {
 	switch {
 	case t.Has("REPOSITORY", "TAG", "IMAGE ID"):
 		return DockerImages
+	case t.Has("CONTAINER ID", "NAMES"):
+		return DockerPs
 	case t.Has("IMAGE", "TAG", "IMAGE ID"):
 		return CrictlImages
 	case t.Has("NAME", "STATUS", "ROLES", "VERSION"):

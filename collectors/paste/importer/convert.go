@@ -231,3 +231,44 @@ func selected(p paste.Part, label string, cols []column) ([]map[string]any, []Mi
 	}
 	return out, missing
 }
+
+var allFlag = regexp.MustCompile(`(?:^|\s)(?:-a|--all|-\w*a\w*)(?:\s|$)`)
+
+// dockerStates turns docker ps's STATUS column into the State docker's JSON has.
+var dockerStates = []struct{ prefix, state string }{
+	{"Up ", "running"}, {"Exited", "exited"}, {"Created", "created"}, {"Restarting", "restarting"},
+	{"Removal", "removing"}, {"Dead", "dead"},
+}
+
+// containers converts `docker ps -a`: ID, Names and the State its STATUS implies. Only
+// with -a does the table list the stopped containers the probes look for, so a paste
+// without it (or without its command line) is reported, not written.
+func containers(p paste.Part) ([]map[string]any, []Missing, bool) {
+	if !allFlag.MatchString(p.Command) {
+		return nil, nil, false
+	}
+	t := p.Table
+	var out []map[string]any
+	var missing []Missing
+	for _, r := range t.Rows {
+		id, names, status := t.Get(r, "CONTAINER ID"), t.Get(r, "NAMES"), t.Get(r, "STATUS")
+		if id == "" || names == "" || paste.Truncated(names) {
+			missing = append(missing, Missing{Item: "line " + strconv.Itoa(r.Line), Field: "NAMES", Why: whyCut})
+			continue
+		}
+		c := map[string]any{"ID": id, "Names": names, "Status": status}
+		for _, s := range dockerStates {
+			if strings.HasPrefix(status, s.prefix) {
+				c["State"] = s.state
+				if strings.Contains(status, "(Paused)") {
+					c["State"] = "paused"
+				}
+			}
+		}
+		if _, ok := c["State"]; !ok {
+			missing = append(missing, Missing{Item: "container " + names, Field: "State", Why: "STATUS " + strconv.Quote(status) + " names no state"})
+		}
+		out = append(out, c)
+	}
+	return out, missing, true
+}

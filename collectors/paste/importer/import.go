@@ -183,6 +183,17 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.Services()
 		doc, missing = scServices(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
+	case paste.DockerPs:
+		var ok bool
+		var rows []map[string]any
+		rows, missing, ok = containers(p)
+		if !ok {
+			br.Parsed, br.Recollect = len(p.Table.Rows), evidence.Containers().Meta().Command
+			br.Note = "docker ps without -a (or without its command line) does not list stopped containers, so it is not written as " + evidence.FileContainers
+			return br
+		}
+		key, doc = evidence.Containers(), rows
+		br.Parsed = len(rows)
 	case paste.DockerImages, paste.CrictlImages:
 		key = evidence.Images()
 		doc, missing = images(p)

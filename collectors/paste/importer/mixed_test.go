@@ -101,6 +101,10 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	if data, ok := read(evidence.FileImages); ok && dockerImages(t, data, &b, c) {
 		replaced = append(replaced, evidence.FileImages)
 	}
+	// Without its command line, docker ps may lack -a: the importer leaves it out.
+	if data, ok := read(evidence.FileContainers); ok && dockerPs(t, data, &b, c) && c.prompt != "" {
+		replaced = append(replaced, evidence.FileContainers)
+	}
 	if data, ok := read(evidence.FileRoutes); ok {
 		var routes []struct {
 			DestinationPrefix, NextHop, InterfaceAlias string
@@ -207,6 +211,40 @@ func routePrintDE(t *testing.T, routes []struct {
 	_ = w.Flush()
 	b.WriteString("===========================================================================\nStändige Routen:\n  Keine\n")
 	return b.String()
+}
+
+// dockerPs prints `docker ps -a --no-trunc` for docker's JSON lines; crictl pods
+// (another shape) stay JSON.
+func dockerPs(t *testing.T, data []byte, b *strings.Builder, c console) bool {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var rows []map[string]string
+	for dec.More() {
+		var row map[string]any
+		if err := dec.Decode(&row); err != nil {
+			return false
+		}
+		if _, ok := row["Names"]; !ok {
+			return false
+		}
+		s := map[string]string{}
+		for k, v := range row {
+			s[k] = fmt.Sprint(v)
+		}
+		rows = append(rows, s)
+	}
+	if len(rows) == 0 {
+		return false
+	}
+	b.WriteString(c.run("docker ps -a --no-trunc"))
+	w := tabwriter.NewWriter(b, 0, 1, 3, ' ', 0)
+	fmt.Fprintln(w, "CONTAINER ID\tIMAGE\tCOMMAND\tCREATED\tSTATUS\tPORTS\tNAMES")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r["ID"], r["Image"], r["Command"], r["RunningFor"], r["Status"], r["Ports"], r["Names"])
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 func field(name, text string) paste.Field {
