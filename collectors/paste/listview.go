@@ -76,6 +76,18 @@ func ParseList(lines []Line) ListView {
 		lv.Leftover = append(lv.Leftover, l)
 	}
 	cut := consoleCut(recs, lv.Width)
+	if !cut {
+		// Continuations that lost their indentation were as wide as they are plus it.
+		for _, r := range recs {
+			for _, f := range r.fields {
+				for _, l := range f.more {
+					if ind := leading(l); ind < f.valueCol {
+						lv.Width = max(lv.Width, Cells(strings.TrimRight(l, " "))+f.valueCol-ind)
+					}
+				}
+			}
+		}
+	}
 	for _, r := range recs {
 		rec := Record{Line: r.line}
 		for _, f := range r.fields {
@@ -95,24 +107,35 @@ func (r *rawRecord) has(name string) bool {
 	return false
 }
 
-// consoleCut tells a console that cut lines anywhere (continuations at column 0 after
-// lines as wide as the console) from a paste that lost PowerShell's indentation
-// (continuations at column 0 after lines that ended at a space, rarely at the edge).
+// consoleCut tells a console that cut lines anywhere (continuations at column 0, each
+// but a value's last as wide as the console) from a paste that lost PowerShell's
+// indentation (continuations at column 0, none wider than the value column leaves).
+// When no value has two continuation lines, the line before the only one decides: a
+// console cut it full, PowerShell mostly at a space short of the edge.
 func consoleCut(recs []rawRecord, width int) bool {
-	total, afterFull := 0, 0
+	inner, innerFull, total, afterFull := 0, 0, 0, 0
 	for _, r := range recs {
 		for _, f := range r.fields {
 			prev := f.head
-			for _, l := range f.more {
+			for i, l := range f.more {
 				if leading(l) < f.valueCol {
 					total++
-					if pc := Cells(strings.TrimRight(prev, " ")); pc >= width-1 {
+					if Cells(strings.TrimRight(prev, " ")) >= width-1 {
 						afterFull++
+					}
+					if i < len(f.more)-1 {
+						inner++
+						if Cells(strings.TrimRight(l, " ")) >= width-1 {
+							innerFull++
+						}
 					}
 				}
 				prev = l
 			}
 		}
+	}
+	if inner > 0 {
+		return innerFull*2 > inner
 	}
 	return total > 0 && afterFull*2 > total
 }

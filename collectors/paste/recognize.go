@@ -19,6 +19,8 @@ const (
 	DockerImages    Shape = "docker images table"
 	CrictlImages    Shape = "crictl images table"
 	DockerPs        Shape = "docker ps table"
+	ProcessList     Shape = "process list view (Name, ProcessId, CommandLine)"
+	HostList        Shape = "host facts list view (ComputerName, CurrentBuild, ...)"
 	KubectlNodes    Shape = "kubectl get nodes table"
 	KubectlDescribe Shape = "kubectl describe node"
 	KlogText        Shape = "klog log"
@@ -74,6 +76,7 @@ var (
 	}{
 		{regexp.MustCompile(`(?i)convertto-json|-o ?json|--output[= ]json`), JSONText},
 		{regexp.MustCompile(`(?i)kubectl.*(?:-o ?yaml|--output[= ]yaml)`), YAMLText},
+		{regexp.MustCompile(`(?i)win32_process|get-process`), ProcessList},
 		{regexp.MustCompile(`(?i)get-hnsnetwork`), HNSNetworkList},
 		{regexp.MustCompile(`(?i)get-hnsendpoint`), HNSEndpointList},
 		{regexp.MustCompile(`(?i)get-hnspolicylist`), HNSPolicyList},
@@ -155,7 +158,7 @@ func Recognize(b Block) []Part {
 func shaped(lines []Line, s Shape) Part {
 	p := Part{Shape: s, Lines: lines}
 	switch s {
-	case HNSNetworkList, HNSEndpointList, HNSPolicyList, ServiceList:
+	case HNSNetworkList, HNSEndpointList, HNSPolicyList, ServiceList, ProcessList:
 		p.List = ParseList(lines)
 		if len(p.List.Records) == 0 {
 			if t, ok := ParseTable(lines); ok && s == ServiceList {
@@ -233,6 +236,12 @@ func listShape(r Record) Shape {
 		return true
 	}
 	switch {
+	case has("ProcessId", "CommandLine"):
+		return ProcessList
+	case has("ComputerName", "CurrentBuild") || has("ComputerName", "ProductName", "LastBootUpTime"):
+		return HostList
+	case has("Name", "State", "StartMode"):
+		return ServiceList
 	case has("IPAddress", "PrefixLength", "AddressFamily"):
 		return NetIPAddresses
 	case has("DestinationPrefix", "NextHop"):

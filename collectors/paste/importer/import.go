@@ -159,6 +159,19 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 	case paste.HNSPolicyList:
 		key = evidence.HNSPolicies()
 		doc, missing = listDoc(p, "policy list", "ID", "Policies", "References")
+	case paste.ProcessList:
+		key = evidence.Processes()
+		doc, missing = listDoc(p, "process", "Name", "ProcessId", "CommandLine")
+	case paste.HostList:
+		// The host snippet's own object, pasted without ConvertTo-Json: one record.
+		key = evidence.Host()
+		if len(p.List.Records) != 1 {
+			br.Note = "host facts are one object; the paste has " + strconv.Itoa(len(p.List.Records))
+			return br
+		}
+		var recs []map[string]any
+		recs, missing = records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
+		doc = recs[0]
 	case paste.ServiceList, paste.ServiceTable:
 		key = evidence.Services()
 		doc, missing = services(p)

@@ -81,6 +81,19 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		b.WriteString(c.run("Get-HnsNetwork") + "\n" + paste.FormatList(recs, c.width, c.wrap, 0))
 		replaced = append(replaced, evidence.FileHNSNetworks)
 	}
+	for _, l := range []struct{ name, cmd string }{
+		{evidence.FileProcesses, "Get-CimInstance Win32_Process | ? Name -like 'kube*' | Select Name, ProcessId, CommandLine | Format-List"},
+		{evidence.FileHost, "[pscustomobject]@{ComputerName=$env:COMPUTERNAME; CurrentBuild=$cv.CurrentBuild; UBR=$cv.UBR; LastBootUpTime=$boot}"},
+	} {
+		if data, ok := read(l.name); ok {
+			recs, err := paste.RecordsFromJSON(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(c.run(l.cmd) + paste.FormatList(recs, c.width, c.wrap, 0))
+			replaced = append(replaced, l.name)
+		}
+	}
 	if data, ok := read(evidence.FileServices); ok {
 		var svcs []struct{ Name, State, StartMode string }
 		if err := json.Unmarshal(data, &svcs); err != nil {
