@@ -414,8 +414,17 @@ func Describe(b []byte) string {
 	if len(shapes) == 0 {
 		return ""
 	}
-	return "this looks like " + strings.Join(shapes, " and ") + " output pasted from a console; run `wintroubleshoot import` on it"
+	what := "this looks like " + strings.Join(shapes, " and ") + " output pasted from a console"
+	for _, sh := range shapes {
+		if !slices.Contains(thinShapes, Shape(sh)) {
+			return what + "; run `wintroubleshoot import` on it"
+		}
+	}
+	return what + ", which shows too little to judge: collect the JSON the evidence table names (`wintroubleshoot probes` lists each file's command)"
 }
+
+// thinShapes are outputs the importer reports but does not turn into evidence.
+var thinShapes = []Shape{KubectlNodes, HnsDiag, NetshDump, WinVersion, PSError, OtherList, OtherTable}
 
 // Hint is Describe as a suffix for a decoder's error ("; this looks like ..."), or ""
 // when the text looks like nothing this package reads.
