@@ -116,6 +116,13 @@ func (hnsEndpoints) Check(c C) Finding {
 	if len(dups) > 0 {
 		summary = fmt.Sprintf("%s, %d duplicated IP(s)", summary, len(dups))
 	}
+	if c.sourceVIPHidden() && len(dups) == 0 && len(orphans) == 1 && !strings.HasPrefix(orphans[0].why, "stuck") {
+		// The evidence shows kube-proxy's service but not its command line (a pasted
+		// Get-Service table): the one "leaked" endpoint may be its --source-vip, which
+		// has no pod. The evidence cannot tell, so say what to collect.
+		return c.Skip(fmt.Sprintf("cannot tell whether endpoint %s %s is kube-proxy's source VIP: its --source-vip is not in the pasted output", orphans[0].id, orphans[0].ip), cites...).With(
+			facts, "re-collect services.json as its evidence key says (`wintroubleshoot probes`, fixtures/scenarios/README.md: Win32_Service with PathName and nssm's AppParameters), or run wintroubleshoot against the node")
+	}
 	f := c.Fail(summary, cites...).With(append([]string{facts,
 		"expected: each local endpoint's IP is a running pod's IP on this node (or the node's own address)"}, details...)...)
 	if len(dups) > 0 {
@@ -154,6 +161,26 @@ func (c C) nodeOwnAddresses() (map[string]string, []string) {
 		cites = append(cites, src)
 	}
 	return own, cites
+}
+
+// sourceVIPHidden: kube-proxy's source VIP cannot be known from this evidence: its
+// service is listed without a command line or environment, and no kube-proxy process
+// shows one.
+func (c C) sourceVIPHidden() bool {
+	if v, _ := c.sourceVIP(); v != "" {
+		return false
+	}
+	if ps, ok := optional(c, evidence.Processes()); ok {
+		if _, ok := decode.FindProcess(ps, "kube-proxy.exe"); ok {
+			return false
+		}
+	}
+	ss, ok := optional(c, evidence.Services())
+	if !ok {
+		return false
+	}
+	s, ok := decode.FindService(ss, "kube-proxy", "kubeproxy")
+	return ok && s.AppParameters == "" && len(s.AppEnvironmentExtra) == 0 && s.PathName == ""
 }
 
 // sourceVIP is kube-proxy's --source-vip flag (on its command line, or in the nssm

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
 
 // The node layouts the scenarios stand for: a scenario's layout, or its cluster kind for
@@ -53,6 +54,22 @@ func cidrsByDesign(nodes []corev1.Node, self corev1.Node) (string, bool) {
 func aksServices(svcs []decode.Service) bool {
 	s, ok := decode.FindService(svcs, "kubelet")
 	return ok && strings.Contains(strings.ToLower(s.AppParameters), `\kubeletstart.ps1`)
+}
+
+// onAKS says whether the node's services are AKS's: by their command lines, or, where
+// the evidence does not show those (a pasted Get-Service table has no PathName), by
+// AgentBaker's service name "Kubelet" on a node whose providerID is azure://.
+func (c C) onAKS(svcs []decode.Service) bool {
+	nodes, haveNodes := optional(c, evidence.Nodes()) // memoized: every probe reads it
+	if aksServices(svcs) {
+		return true
+	}
+	s, ok := decode.FindService(svcs, "kubelet")
+	if !ok || s.Name != "Kubelet" || s.AppParameters != "" || !haveNodes {
+		return false
+	}
+	self, err := decode.FindNode(nodes, c.node)
+	return err == nil && strings.HasPrefix(strings.ToLower(self.Spec.ProviderID), "azure://")
 }
 
 // aksStartedBy is what a support engineer checks on AKS instead of the service start type.

@@ -64,7 +64,7 @@ func (reboot) Check(c C) Finding {
 			f = f.With(reboot)
 			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
 		}
-		if aksServices(svcs) {
+		if c.onAKS(svcs) {
 			// AKS services are Manual by design; starting them is the fix, not the start type.
 			start := startFix(c.id, stopped)
 			f = f.With(aksStartedBy).WithFix(start)

@@ -62,7 +62,7 @@ func (p service) Spec() Spec {
 	if p.comp.label == "container runtime" {
 		fm = append(fm, "FM-23")
 	}
-	reads := []evidence.Ref{evidence.Services(), evidence.Processes()}
+	reads := []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Nodes()} // nodes: onAKS
 	if len(p.comp.containers) > 0 {
 		reads = append(reads, evidence.Pods()) // its DaemonSet pod (supervisor.go)
 	}
@@ -84,7 +84,7 @@ func (p service) Check(c C) Finding {
 			return f.Citing(svcPath, procPath)
 		}
 	}
-	aks := aksServices(svcs)
+	aks := c.onAKS(svcs)
 	var f Finding
 	switch {
 	case aks && st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual":

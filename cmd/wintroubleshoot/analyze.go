@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
@@ -61,6 +62,16 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 		return &exitError{code: report.ExitUsage, err: err}
 	}
 	defer closer.Close()
+	// A folder a customer filled with console output instead of JSON: those files are
+	// imported in memory, as `wintroubleshoot import` would, before judging.
+	fsys, pasted, err := importer.Overlay(ev.FS)
+	if err != nil {
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: reading pasted evidence: %w", path, err)}
+	}
+	if pasted != nil {
+		ev.FS = fsys
+		fmt.Fprintf(streams.ErrOut, "note: %s holds pasted console output; it was imported in memory (`wintroubleshoot import` writes what it read to import.json)\n", path)
+	}
 	findings, err := engine.AnalyzeContext(ctx, probes.Default(), ev, nodes)
 	if ctx.Err() != nil {
 		return interrupted()

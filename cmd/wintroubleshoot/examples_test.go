@@ -123,6 +123,10 @@ func exampleExits() map[string]int {
 		// probes, redact, snapshot
 		"wintroubleshoot probes":             0,
 		"wintroubleshoot probes -o markdown": 0,
+		// import: a pasted transcript into a folder, then judged; or judged at once
+		"wintroubleshoot import ticket-1234.txt --out ./ticket-1234 --node win-1":                       0,
+		"wintroubleshoot analyze ./ticket-1234":                                                         0, // honest skips: the paste shows too little to judge
+		"wintroubleshoot import ticket-1234.txt --analyze":                                              0,
 		"wintroubleshoot redact snap.tar.gz snap-shared.tar.gz --redact-rules our-hostnames.yaml":       0,
 		"WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz":                                    1,
 		"wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml": 1,

@@ -119,6 +119,8 @@ func newExampleWorld(t *testing.T, cl *exampleCluster) *exampleWorld {
 			t.Fatal(err)
 		}
 	}
+	// A customer's paste: the prompt, Get-Service as a table, Get-HnsNetwork as a list.
+	write(t, filepath.Join(w.dir, "ticket-1234.txt"), []byte(exampleTicket))
 	rules := []byte("- name: our-hostnames\n  regex: 'corp\\.example\\.com'\n")
 	for _, f := range []string{"ours.yaml", "our-hostnames.yaml"} {
 		write(t, filepath.Join(w.dir, f), rules)
@@ -200,3 +202,19 @@ func write(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+const exampleTicket = `PS C:\k> Get-Service kubelet, kube-proxy, docker | Format-Table Status, StartType, Name
+
+ Status StartType Name
+ ------ --------- ----
+Running Automatic docker
+Stopped    Manual kube-proxy
+Stopped    Manual kubelet
+
+PS C:\k> Get-HnsNetwork | Select Name, Type, Subnets
+
+Name    : nat
+Type    : nat
+Subnets : {@{AddressPrefix=172.27.112.0/20; GatewayAddress=172.27.112.1}}
+
+`

@@ -170,6 +170,9 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		}
 		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: no cluster evidence, probing the --node list only: %v", kerr)))
 		s.source = "nodes " + strings.Join(order, ", ")
+		// A cluster that did not answer is no cluster to fix through or re-read before a
+		// fix (re-reading it would refuse every node fix); its address stays in the report.
+		s.client = nil
 	}
 	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
 		return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("the cluster %s has no Windows nodes (label kubernetes.io/os=windows)", s.cluster)}

@@ -24,6 +24,7 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 		newDiffCmd(streams),
 		newProbesCmd(streams),
 		newCompareCmd(streams),
+		newImportCmd(streams),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
 )
 
 // Nodes reads cluster/nodes.json: `kubectl get nodes -o json` (a List), or a single Node
@@ -45,7 +47,7 @@ func kubeList[T any](file string, b []byte, kind string) ([]T, error) {
 	}
 	var doc kubeDoc
 	if err := json.Unmarshal(t, &doc); err != nil {
-		return nil, fail(file, err, "not kubectl JSON output: %v", describeJSONErr(err))
+		return nil, fail(file, err, "not kubectl JSON output: %v%s", describeJSONErr(err), paste.Hint(t))
 	}
 	raws := doc.Items
 	switch doc.Kind {

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
 )
 
 // Error names the evidence file and what is wrong with it.
@@ -135,7 +137,7 @@ func Values(file string, b []byte) ([]json.RawMessage, error) {
 			break
 		}
 		if err != nil {
-			return nil, fail(file, err, "not valid JSON at line %d: %v", lineOf(t, dec.InputOffset()), describeJSONErr(err))
+			return nil, fail(file, err, "not valid JSON at line %d: %v%s", lineOf(t, dec.InputOffset()), describeJSONErr(err), paste.Hint(t))
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) > 0 && raw[0] == '[' {

@@ -1,0 +1,82 @@
+package paste
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func seeds(f *testing.F) {
+	f.Add("PS C:\\k> Get-HnsNetwork\n\nName    : nat\nSubnets : {@{AddressPrefix=172.24.144.0/20; Policies=System.Object[]},\n          @{AddressPrefix=10.0.0.0/8}}\nType    : nat\n")
+	f.Add("Name : Calico\nPolicies : {@{Type=HostRoute}, @{DestinationPrefix=100.244.49.64/26; Type=RemoteSubnetRoute}}\nName=Microsoft Azure VFP Switch Extension}\n")
+	f.Add("\nStatus   Name               DisplayName\n------   ----               -----------\nRunning  kubelet            kubelet service\n")
+	f.Add("REPOSITORY   TAG   IMAGE ID\nnanoserver   1809   e9bbec97e222\n")
+	f.Add("2024/05/06 07:08:09 GCEMetadataScripts: x: SERVICE_NAME: kubelet\n")
+	f.Add("Extensions : {@{Name=Microsoft Windows 筛选平台}, @{Name=捕获...}}\n")
+	f.Add("I0301 07:13:40.106351    3416 server.go:416] Version: v1.20.15   W0301 07:13:40.121879    3416 server.go:474] x\n")
+}
+
+// FuzzParseList: never panics, every non-blank line ends up in a record or the
+// leftovers, and what it parsed prints back (unwrapped) to the same values.
+func FuzzParseList(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		lv := ParseList(Lines(s))
+		again := ParseList(Lines(FormatList(lv.Records, 0, WordWrap, 0)))
+		assertSame(t, "round trip", plain(lv.Records), plain(again.Records))
+		for _, w := range []int{80, 120} {
+			_ = ParseList(Lines(FormatList(lv.Records, w, ConsoleCut, 2)))
+		}
+	})
+}
+
+// FuzzParseValue: a parsed value prints back to text that parses to the same value.
+func FuzzParseValue(f *testing.F) {
+	for _, s := range []string{"{a, b, c...}", "@{K=V; L=}", "{@{Id=1}, @{Id=2}}", "System.Object[]", "{{}}", "@{a=@{b={c}}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "\r\n") {
+			return
+		}
+		v := ParseValue(s)
+		if w := ParseValue(v.String()); w.String() != v.String() {
+			t.Errorf("%q -> %q -> %q", s, v.String(), w.String())
+		}
+	})
+}
+
+// FuzzParseTable: never panics, and every row has one cell per column.
+func FuzzParseTable(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		tb, ok := ParseTable(Lines(s))
+		if !ok {
+			return
+		}
+		for _, r := range tb.Rows {
+			if len(r.Cells) != len(tb.Columns) {
+				t.Fatalf("row %d has %d cells for %d columns", r.Line, len(r.Cells), len(tb.Columns))
+			}
+		}
+	})
+}
+
+// FuzzRecognize: splitting, recognizing, log cleanup and Describe never panic, and
+// every line of the paste lands in exactly one part or is a prompt.
+func FuzzRecognize(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, b := range Split(s) {
+			for _, p := range Recognize(b) {
+				if p.Shape == KlogText {
+					_ = LogText(p.Lines)
+				}
+			}
+		}
+		_ = Describe([]byte(s))
+	})
+}

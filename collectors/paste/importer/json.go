@@ -1,0 +1,99 @@
+package importer
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
+)
+
+// jsonCommands map a pasted JSON command to the evidence it is.
+var jsonCommands = []struct {
+	re  *regexp.Regexp
+	key func() evidence.Ref
+}{
+	{regexp.MustCompile(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
+	{regexp.MustCompile(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
+	{regexp.MustCompile(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
+	{regexp.MustCompile(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.Services() }},
+	{regexp.MustCompile(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
+	{regexp.MustCompile(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
+	{regexp.MustCompile(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
+	{regexp.MustCompile(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
+	{regexp.MustCompile(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.Nodes() }},
+	{regexp.MustCompile(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
+	{regexp.MustCompile(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
+	{regexp.MustCompile(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
+	{regexp.MustCompile(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
+}
+
+func keyForCommand(cmd string) (evidence.Ref, bool) {
+	for _, c := range jsonCommands {
+		if c.re.MatchString(cmd) {
+			return c.key(), true
+		}
+	}
+	return nil, false
+}
+
+// jsonBlock stores pasted JSON (or kubectl YAML, as JSON) under the evidence its
+// command or its kind says it is.
+func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
+	var b strings.Builder
+	for _, l := range p.Lines {
+		b.WriteString(l.Text + "\n")
+	}
+	data := []byte(b.String())
+	if p.Shape == paste.YAMLText {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			br.Note = "kubectl YAML that does not parse: " + err.Error()
+			br.FirstLines = firstLines(p.Lines)
+			return br
+		}
+		data = j
+	}
+	key, ok := keyForCommand(p.Command)
+	if !ok {
+		key, ok = keyForKind(data)
+	}
+	if !ok {
+		br.Note = "JSON, but the paste does not show the command that printed it, so it is not clear which evidence it is: paste it with its prompt line, or save it under its evidence name"
+		br.FirstLines = firstLines(p.Lines)
+		return br
+	}
+	br.Parsed = 1
+	return write(res, key, node, data, nil, br)
+}
+
+// keyForKind tells kubectl output by its kind (a List by its first item's).
+func keyForKind(data []byte) (evidence.Ref, bool) {
+	var doc struct {
+		Kind  string
+		Items []struct{ Kind string }
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return nil, false
+	}
+	kind := strings.TrimSuffix(doc.Kind, "List")
+	if kind == "" && len(doc.Items) > 0 {
+		kind = doc.Items[0].Kind
+	}
+	switch kind {
+	case "Node":
+		return evidence.Nodes(), true
+	case "Pod":
+		return evidence.Pods(), true
+	case "Service":
+		return evidence.ClusterServices(), true
+	case "Event":
+		return evidence.Events(), true
+	case "DaemonSet":
+		return evidence.DaemonSets(), true
+	}
+	return nil, false
+}

@@ -1,0 +1,151 @@
+package paste
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the goldens in testdata/golden")
+
+// realOutputs finds the shared folder of real pastes (reference material kept outside
+// the repository); tests that need it skip without it.
+func realOutputs(t *testing.T) string {
+	t.Helper()
+	for _, d := range []string{os.Getenv("WTS_REAL_OUTPUTS"), "../../../shared/real-outputs", "../../../../shared/real-outputs"} {
+		if d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "INDEX.md")); err == nil {
+			return d
+		}
+	}
+	t.Skip("no real-outputs folder (set WTS_REAL_OUTPUTS)")
+	return ""
+}
+
+// realLists are the real samples that hold a list view.
+func realLists(t *testing.T) map[string][]Line {
+	dir := realOutputs(t)
+	names, err := filepath.Glob(filepath.Join(dir, "*_list_*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob(filepath.Join(dir, "service-newservice-list*.txt"))
+	names = append(names, more...)
+	if len(names) < 9 {
+		t.Fatalf("found %d list-view samples in %s, expected at least 9", len(names), dir)
+	}
+	out := map[string][]Line{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(n)] = Lines(string(b))
+	}
+	return out
+}
+
+func plain(recs []Record) []map[string]any {
+	out := make([]map[string]any, len(recs))
+	for i, r := range recs {
+		out[i] = r.Plain()
+	}
+	return out
+}
+
+func golden(t *testing.T, name string, got any) {
+	t.Helper()
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	p := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if !bytes.Equal(want, b) {
+		t.Errorf("%s: parsed values differ from the golden:\n%s", name, b)
+	}
+}
+
+// TestRealListViews parses every real list-view paste to its golden, and checks that
+// nothing but the text around the output is left over.
+func TestRealListViews(t *testing.T) {
+	for name, lines := range realLists(t) {
+		t.Run(name, func(t *testing.T) {
+			lv := ParseList(lines)
+			if len(lv.Records) == 0 {
+				t.Fatal("no records")
+			}
+			for _, l := range lv.Leftover {
+				if propLine.MatchString(l.Text) {
+					t.Errorf("line %d looks like a property but was left over: %q", l.No, l.Text)
+				}
+			}
+			golden(t, strings.TrimSuffix(name, ".txt"), plain(lv.Records))
+		})
+	}
+}
+
+// TestWrappedListViews re-renders each real sample unwrapped, then wrapped at 80, 100,
+// 120 and 140 columns in each way consoles wrap (PowerShell's word wrap, indentation
+// lost, a console cutting anywhere, indentation added), and expects the same values.
+func TestWrappedListViews(t *testing.T) {
+	for name, lines := range realLists(t) {
+		recs := ParseList(lines).Records
+		want := plain(recs)
+		flat := ParseList(Lines(FormatList(recs, 0, WordWrap, 0))).Records
+		assertSame(t, name+" unwrapped", want, plain(flat))
+		for _, w := range []int{80, 100, 120, 140} {
+			for _, wrap := range []Wrap{WordWrap, LostIndent, ConsoleCut} {
+				for _, indent := range []int{0, 4} {
+					if wrap == LostIndent && indent > 0 {
+						continue
+					}
+					text := FormatList(flat, w, wrap, indent)
+					got := plain(ParseList(Lines(text)).Records)
+					assertSame(t, name+" "+wrapName(wrap)+" at "+strconv.Itoa(w)+" indent "+strconv.Itoa(indent), want, got)
+				}
+			}
+		}
+	}
+}
+
+func assertSame(t *testing.T, what string, want, got any) {
+	t.Helper()
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if !bytes.Equal(a, b) {
+		t.Errorf("%s: values differ\nwant %s\ngot  %s", what, a, b)
+	}
+}
+
+func assertSameJSON(t *testing.T, what, want string, got any) {
+	t.Helper()
+	b, _ := json.Marshal(got)
+	if string(b) != want {
+		t.Errorf("%s: got %s, want %s", what, b, want)
+	}
+}
+
+func wrapName(w Wrap) string {
+	return [...]string{"word-wrap", "lost-indent", "console-cut"}[w]
+}
