@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
@@ -137,8 +138,27 @@ func (o *snapshotOptions) engineOptions(log io.Writer) (engine.SnapshotOptions, 
 	if err != nil {
 		return engine.SnapshotOptions{}, err
 	}
+	// The progress lines quote node errors (addresses, what a node answered): they leave
+	// through a redactor of their own, so the bundle manifest's counts stay the bundle's.
+	logRed, err := newRunRedactor(o.rules)
+	if err != nil {
+		return engine.SnapshotOptions{}, err
+	}
 	return engine.SnapshotOptions{Path: o.out, Since: o.since, MaxLog: q.Value(), Redact: red, NoRedact: o.noRedact,
-		Tool: "wintroubleshoot", Version: version, AuditPath: engine.DefaultAuditPath(), Log: log}, nil
+		Tool: "wintroubleshoot", Version: version, AuditPath: engine.DefaultAuditPath(), Log: redactedLines{log, logRed}}, nil
+}
+
+// redactedLines redacts each write (the snapshot log writes whole lines).
+type redactedLines struct {
+	w io.Writer
+	r *redact.Redactor
+}
+
+func (l redactedLines) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, l.r.String("snapshot.log", string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // redactorFor builds the redactor from the flags: nil when redaction is off.

@@ -181,18 +181,29 @@ func AnalyzeContext(ctx context.Context, reg *probes.Registry, ev collectors.Evi
 	if ev.Memo == nil {
 		ev.Memo = collectors.NewMemo() // cluster files are decoded once for all nodes
 	}
-	have := ev.Nodes()
+	list, err := ev.ListNodes()
+	if err != nil {
+		// An unreadable nodes/ is not "no node evidence": say what is wrong with it.
+		return nil, fmt.Errorf("reading the node evidence: %w", err)
+	}
+	have := list.Names
 	if len(nodes) == 0 {
 		nodes = have
 	}
-	if len(nodes) == 0 {
+	// A file where a node folder belongs was meant as a node: say so, never drop it.
+	var out []probes.Finding
+	for _, n := range list.NotFolders {
+		out = append(out, probes.Finding{Probe: probes.ReachID, Node: n, Status: probes.Error,
+			Summary:  "nodes/" + n + " is a file, not a folder: a node's evidence goes in files inside nodes/" + n + "/",
+			Evidence: []string{"nodes/" + n}})
+	}
+	if len(nodes) == 0 && len(out) == 0 {
 		return nil, fmt.Errorf("no node evidence: expected folders nodes/<node-name>/ (see fixtures/scenarios/README.md)")
 	}
 	known := map[string]bool{}
 	for _, n := range have {
 		known[n] = true
 	}
-	var out []probes.Finding
 	for _, n := range nodes {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("judging the evidence: %w", err)
