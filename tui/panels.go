@@ -101,11 +101,13 @@ func newPager(path string, data []byte, w, h int) *pagerView {
 	return p
 }
 
-// setSize re-wraps the text to the width (evidence is often one long JSON line).
+// setSize re-wraps the text to the width: at word boundaries where there are some (the
+// root-cause view is prose), hard where a line has none (evidence is often one long JSON
+// line).
 func (p *pagerView) setSize(w, h int) {
 	p.vp.SetWidth(max(1, w))
 	p.vp.SetHeight(max(1, h))
-	p.vp.SetContent(ansi.Hardwrap(p.text, max(1, w), true))
+	p.vp.SetContent(ansi.Wrap(p.text, max(1, w), ""))
 }
 
 func (p *pagerView) view(st styles, w, h int) string {
