@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/secrets"
 )
 
 func TestWriteIsReproducible(t *testing.T) {
-	files := seededFiles()
+	files := secrets.Files()
 	files["nodes/win-2/sweep.err"] = "dial tcp 10.0.0.6:5986: i/o timeout\nnode win-2 over winrm-https (10.0.0.6:5986)\n"
 	files["nodes/win-1/"+collectors.NodeLogFlanneld+collectors.ErrSuffix] = "exit 1\nno flanneld log\n"
 	opts := Options{Tool: "wintroubleshoot", Version: "1.2.3", Time: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
