@@ -182,34 +182,40 @@ const epilogue = `if ($WtsState.Abandoned) { [Console]::Out.Flush(); [Environmen
 // exit status come back on their own line, and one failing cmdlet never hides the others.
 // Calls that can hang run after the others, in their given order.
 func Sweep(calls []Call) (string, error) {
-	ordered := append([]Call(nil), calls...)
-	bodies := make(map[string]string, len(calls))
-	for _, c := range ordered {
+	// Every node of a fleet gets this script: build it in one pass into one buffer.
+	type call struct {
+		Call
+		body  string
+		hangs bool
+	}
+	ordered := make([]call, len(calls))
+	size := len(prelude) + len(epilogue) + 64
+	for i, c := range calls {
 		body, err := Body(c.Name)
 		if err != nil {
 			return "", err
 		}
-		bodies[c.Name] = body
+		ordered[i] = call{c, strings.TrimRight(body, "\n"), strings.Contains(body, mayHangMarker)}
+		size += len(body) + 2*len(c.Name) + 128
 	}
-	hangs := func(c Call) bool { return strings.Contains(bodies[c.Name], mayHangMarker) }
-	sort.SliceStable(ordered, func(i, j int) bool { return !hangs(ordered[i]) && hangs(ordered[j]) })
+	sort.SliceStable(ordered, func(i, j int) bool { return !ordered[i].hangs && ordered[j].hangs })
 	var b strings.Builder
-	b.Grow(len(prelude) + 64*1024)
+	b.Grow(size)
 	b.WriteString(prelude)
 	for _, c := range ordered {
-		body := bodies[c.Name]
-		params := c.Params
-		if params == nil {
-			params = map[string]any{}
+		p64 := "e30=" // {}
+		if len(c.Params) > 0 {
+			pj, err := json.Marshal(c.Params)
+			if err != nil {
+				return "", fmt.Errorf("encoding parameters of %s: %w", c.Name, err)
+			}
+			p64 = base64.StdEncoding.EncodeToString(pj)
 		}
-		pj, err := json.Marshal(params)
-		if err != nil {
-			return "", fmt.Errorf("encoding parameters of %s: %w", c.Name, err)
+		limit := strconv.Itoa(limitSeconds(EffectiveLimit(c.Call)))
+		for _, s := range []string{"# wts:call ", c.Name, " ", p64, " ", limit, "\nInvoke-WtsCall -Name '", c.Name,
+			"' -Params '", p64, "' -Limit ", limit, " -Body {\n", c.body, "\n}\n"} {
+			b.WriteString(s)
 		}
-		p64 := base64.StdEncoding.EncodeToString(pj)
-		limit := limitSeconds(EffectiveLimit(c))
-		fmt.Fprintf(&b, "# wts:call %s %s %d\nInvoke-WtsCall -Name '%s' -Params '%s' -Limit %d -Body {\n%s\n}\n",
-			c.Name, p64, limit, c.Name, p64, limit, strings.TrimRight(body, "\n"))
 	}
 	fmt.Fprintf(&b, "'%s END %d'\n", marker, len(calls))
 	b.WriteString(epilogue)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,8 +58,8 @@ type httpClient struct {
 type httpConn struct {
 	nc        net.Conn
 	br        *bufio.Reader
-	bw        *bufio.Writer
-	authed    bool // NTLM logon done on this connection
+	head      []byte // the request head, reused
+	authed    bool   // NTLM logon done on this connection
 	idleSince time.Time
 }
 
@@ -151,19 +152,25 @@ func ntlmChallenge(h http.Header) (scheme string, token []byte) {
 }
 
 // exchange writes one POST and reads its answer. ctx ending sets a past deadline on the
-// connection, which aborts a blocked read or write at once.
+// connection, which aborts a blocked read or write at once. The head and the body go out
+// in one write (writev on TCP), without copying the body; the answer's body is read into
+// one slice of its Content-Length.
 func (cn *httpConn) exchange(ctx context.Context, host, auth string, body []byte) (*httpResponse, error) {
 	_ = cn.nc.SetDeadline(time.Now().Add(exchangeTimeout))
 	stop := context.AfterFunc(ctx, func() { _ = cn.nc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	fmt.Fprintf(cn.bw, "POST /wsman HTTP/1.1\r\nHost: %s\r\nUser-Agent: wintroubleshoot\r\n"+
-		"Content-Type: application/soap+xml;charset=UTF-8\r\nContent-Length: %d\r\n", host, len(body))
+	head := append(cn.head[:0], "POST /wsman HTTP/1.1\r\nHost: "...)
+	head = append(head, host...)
+	head = append(head, "\r\nUser-Agent: wintroubleshoot\r\nContent-Type: application/soap+xml;charset=UTF-8\r\nContent-Length: "...)
+	head = strconv.AppendInt(head, int64(len(body)), 10)
 	if auth != "" {
-		fmt.Fprintf(cn.bw, "Authorization: %s\r\n", auth)
+		head = append(head, "\r\nAuthorization: "...)
+		head = append(head, auth...)
 	}
-	_, _ = cn.bw.WriteString("\r\n")
-	_, _ = cn.bw.Write(body)
-	if err := cn.bw.Flush(); err != nil {
+	head = append(head, "\r\n\r\n"...)
+	cn.head = head
+	bufs := net.Buffers{head, body}
+	if _, err := bufs.WriteTo(cn.nc); err != nil {
 		return nil, ioError(ctx, errNoReply, err)
 	}
 	resp, err := http.ReadResponse(cn.br, nil)
@@ -173,12 +180,23 @@ func (cn *httpConn) exchange(ctx context.Context, host, auth string, body []byte
 		}
 		return nil, ioError(ctx, errNoReply, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	data, err := readBody(resp)
 	_ = resp.Body.Close()
 	if err != nil {
 		return nil, ioError(ctx, errDropped, err)
 	}
 	return &httpResponse{status: resp.StatusCode, header: resp.Header, body: data, keepAlive: !resp.Close}, nil
+}
+
+// readBody reads at most maxReplyBytes of the answer: into one slice when its length is
+// known (WinRM always sends Content-Length), else growing as io.ReadAll does.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxReplyBytes {
+		data := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, data)
+		return data, err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
 }
 
 // ioError says why a read or write failed: the caller's ctx, our backstop deadline, or
@@ -250,7 +268,9 @@ func (c *httpClient) dial(ctx context.Context) (*httpConn, error) {
 		}
 		nc = tc
 	}
-	return &httpConn{nc: nc, br: bufio.NewReaderSize(nc, 32<<10), bw: bufio.NewWriterSize(nc, 32<<10)}, nil
+	// The reader holds an answer's head; bodies larger than it are read past it, straight
+	// into their slice.
+	return &httpConn{nc: nc, br: bufio.NewReaderSize(nc, 8<<10)}, nil
 }
 
 func (c *httpClient) release(cn *httpConn, keepAlive bool) {

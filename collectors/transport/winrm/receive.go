@@ -1,6 +1,7 @@
 package winrm
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 )
+
+// output is what a command printed so far, as the Receives append it.
+type output struct{ stdout, stderr []byte }
 
 // parseReceive reads a Receive response: the stdout and stderr chunks (base64) in order
 // and, once the command is done, its exit code. It replaces masterzen's
@@ -19,16 +23,16 @@ import (
 // The usual reply (Windows' and the fake node's: plain base64 in Stream elements) is cut
 // apart without an XML tokenizer, which read the ~80 KB of base64 a byte at a time;
 // anything unusual (entities, CDATA, comments, a cut reply) goes through encoding/xml.
-func parseReceive(reply string, stdout, stderr io.Writer) (done bool, code int, err error) {
-	if done, code, ok := scanReceive(reply, stdout, stderr); ok {
+func parseReceive(reply []byte, out *output) (done bool, code int, err error) {
+	if done, code, ok := scanReceive(reply, out); ok {
 		return done, code, nil
 	}
-	return tokenizeReceive(reply, stdout, stderr)
+	return tokenizeReceive(reply, out)
 }
 
 // tokenizeReceive is parseReceive with encoding/xml: slower, and exact on any XML.
-func tokenizeReceive(reply string, stdout, stderr io.Writer) (done bool, code int, err error) {
-	dec := xml.NewDecoder(strings.NewReader(reply))
+func tokenizeReceive(reply []byte, out *output) (done bool, code int, err error) {
+	dec := xml.NewDecoder(bytes.NewReader(reply))
 	var stream string // "stdout" or "stderr" while inside a Stream element
 	var inExit bool
 	var depth int // RawToken does not check that elements close, so count them
@@ -69,12 +73,10 @@ func tokenizeReceive(reply string, stdout, stderr io.Writer) (done bool, code in
 				if err != nil {
 					return false, 0, fmt.Errorf("a %s chunk of the reply is damaged (not base64): %w", stream, err)
 				}
-				w := stdout
 				if stream == "stderr" {
-					w = stderr
-				}
-				if _, err := w.Write(b); err != nil {
-					return false, 0, err
+					out.stderr = append(out.stderr, b...)
+				} else {
+					out.stdout = append(out.stdout, b...)
 				}
 				stream = ""
 			case t.Name.Local == "ExitCode" && inExit:
