@@ -112,6 +112,8 @@ func exampleExits() map[string]int {
 		"wintroubleshoot fakenode --scenario routes-missing --listen 127.0.0.1:5986 --https --cert-out /tmp/node.pem &": 0,
 		// The fake node of this world listens elsewhere: no node answers, nothing judged.
 		"wintroubleshoot --report --node win-1=127.0.0.1:5986 --winrm-ca-file /tmp/node.pem --winrm-auth basic": 3,
+		// --fleet: 100 copies on ports the system picks, stopped once listed
+		"wintroubleshoot fakenode --scenario healthy-sdn-l2bridge-docker --fleet 100 --latency 20ms": 0,
 		// fix
 		"wintroubleshoot fix SVC-KUBELET --node win-1 --dry-run":       0,
 		"WTS_PASSWORD=... wintroubleshoot fix NET-ROUTES --node win-1": 0,

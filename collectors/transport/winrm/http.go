@@ -2,6 +2,7 @@ package winrm
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -188,15 +189,21 @@ func (cn *httpConn) exchange(ctx context.Context, host, auth string, body []byte
 	return &httpResponse{status: resp.StatusCode, header: resp.Header, body: data, keepAlive: !resp.Close}, nil
 }
 
-// readBody reads at most maxReplyBytes of the answer: into one slice when its length is
-// known (WinRM always sends Content-Length), else growing as io.ReadAll does.
+// readBody reads at most maxReplyBytes of the answer. With a Content-Length (WinRM always
+// sends one) the buffer is sized once and not zeroed first (bytes.Buffer.Grow), since
+// the read overwrites it; the extra MinRead keeps ReadFrom from growing it at the end.
 func readBody(resp *http.Response) ([]byte, error) {
+	var buf bytes.Buffer
 	if n := resp.ContentLength; n >= 0 && n <= maxReplyBytes {
-		data := make([]byte, n)
-		_, err := io.ReadFull(resp.Body, data)
-		return data, err
+		buf.Grow(int(n) + bytes.MinRead)
+		_, err := buf.ReadFrom(io.LimitReader(resp.Body, n))
+		if err == nil && int64(buf.Len()) < n {
+			err = io.ErrUnexpectedEOF
+		}
+		return buf.Bytes(), err
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxReplyBytes))
+	return buf.Bytes(), err
 }
 
 // ioError says why a read or write failed: the caller's ctx, our backstop deadline, or
