@@ -52,17 +52,30 @@ var ErrTruncated = errors.New("reply ended before the sweep finished (connection
 // so appending to one never reaches the next): a node's files are kept together anyway,
 // and one allocation replaces a line copy and three decodes per frame.
 func Split(out []byte) (results []Result, noise []string, err error) {
-	// A reply cut in the middle of a line ends without a newline: drop the partial line,
-	// so the cut shows as truncation rather than as a damaged frame.
-	if i := bytes.LastIndexByte(out, '\n'); i < len(out)-1 {
-		out = out[:i+1]
-	}
 	buf := make([]byte, 0, base64.StdEncoding.DecodedLen(len(out)))
-	decode := func(field []byte) ([]byte, error) {
+	return split(out, func(field []byte) ([]byte, error) {
 		start := len(buf)
 		var err error
 		buf, err = base64.StdEncoding.AppendDecode(buf, field)
 		return buf[start:len(buf):len(buf)], err
+	})
+}
+
+// SplitInPlace is Split decoding each stream over its own base64 in out, which it
+// overwrites: the results are slices of out, and nothing is allocated for them. For a
+// caller that is done with the reply (a sweep: the transport's buffer becomes the files).
+func SplitInPlace(out []byte) (results []Result, noise []string, err error) {
+	return split(out, func(field []byte) ([]byte, error) {
+		n, err := base64.StdEncoding.Decode(field, field) // writes behind what it reads
+		return field[:n:n], err
+	})
+}
+
+func split(out []byte, decode func([]byte) ([]byte, error)) (results []Result, noise []string, err error) {
+	// A reply cut in the middle of a line ends without a newline: drop the partial line,
+	// so the cut shows as truncation rather than as a damaged frame.
+	if i := bytes.LastIndexByte(out, '\n'); i < len(out)-1 {
+		out = out[:i+1]
 	}
 	prefix := []byte(marker + " ")
 	ended := -1

@@ -6,13 +6,23 @@ import (
 )
 
 // The sweep reply comes from the node: whatever arrives, Split returns frames or an
-// error, and what it returns re-frames to the same results.
+// error, what it returns re-frames to the same results, and SplitInPlace agrees.
 func FuzzSplit(f *testing.F) {
 	f.Add(Frame([]Result{{Name: "a.json", Stdout: []byte("[]")}, {Name: "b.json", Exit: 1, Stderr: []byte("x")}}))
 	f.Add([]byte("banner\r\n@@WTS@@ a.json 0  \r\n@@WTS@@ END 1\r\n"))
 	f.Add([]byte("@@WTS@@ a.json 0 !!! \r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, _, err := Split(b)
+		res, noise, err := Split(b)
+		inPlace, noise2, err2 := SplitInPlace(bytes.Clone(b))
+		if (err == nil) != (err2 == nil) || len(inPlace) != len(res) || len(noise) != len(noise2) {
+			t.Fatalf("SplitInPlace: %d results, %v; Split: %d, %v", len(inPlace), err2, len(res), err)
+		}
+		for i := range res {
+			a, c := res[i], inPlace[i]
+			if a.Name != c.Name || a.Exit != c.Exit || !bytes.Equal(a.Stdout, c.Stdout) || !bytes.Equal(a.Stderr, c.Stderr) || !bytes.Equal(a.Notes, c.Notes) {
+				t.Fatalf("result %d differs in place: %+v, %+v", i, c, a)
+			}
+		}
 		if err != nil {
 			return
 		}

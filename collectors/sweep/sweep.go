@@ -89,9 +89,10 @@ func cutShort(ctx context.Context, err error, elapsed time.Duration) error {
 }
 
 // SplitReply turns a sweep's output into evidence files. cut, when not nil, says why the
-// reply ended early; a reply with no frame at all is then an error.
+// reply ended early; a reply with no frame at all is then an error. out.Stdout is
+// overwritten: the files are decoded in place and are slices of it.
 func SplitReply(names []string, out transport.Output, cut error) (map[string][]byte, error) {
-	results, noise, splitErr := scripts.Split(out.Stdout)
+	results, noise, splitErr := scripts.SplitInPlace(out.Stdout)
 	if len(results) == 0 {
 		switch errText := strings.TrimSpace(scripts.DecodeCLIXML(out.Stderr)); {
 		case cut != nil:

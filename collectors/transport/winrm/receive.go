@@ -23,9 +23,11 @@ type output struct{ stdout, stderr []byte }
 // The usual reply (Windows' and the fake node's: plain base64 in Stream elements) is cut
 // apart without an XML tokenizer, which read the ~80 KB of base64 a byte at a time;
 // anything unusual (entities, CDATA, comments, a cut reply) goes through encoding/xml.
+//
+// reply is overwritten (the scan decodes in place).
 func parseReceive(reply []byte, out *output) (done bool, code int, err error) {
-	if done, code, ok := scanReceive(reply, out); ok {
-		return done, code, nil
+	if done, code, ok, err := scanReceive(reply, out); ok || err != nil {
+		return done, code, err
 	}
 	return tokenizeReceive(reply, out)
 }

@@ -3,47 +3,47 @@ package winrm
 import (
 	"bytes"
 	"encoding/base64"
-	"slices"
+	"fmt"
 	"strconv"
 )
 
 // scanReceive reads a Receive response the way Windows writes one, without tokenizing:
-// each <p:Stream ...>base64</p:Stream> in order, then CommandState and ExitCode. Each
-// chunk is decoded straight onto the end of out's stdout or stderr, with no copy of the
-// reply or of the chunk between. ok is false when the reply is not plainly of that shape
-// (the caller then tokenizes it); out is then as it was, so a fallback never duplicates.
-func scanReceive(reply []byte, out *output) (done bool, code int, ok bool) {
+// each <p:Stream ...>base64</p:Stream> in order, then CommandState and ExitCode.
+//
+// The stdout chunks are decoded in place: each into the reply's own bytes, behind the
+// ones before it (decoded text is shorter than its base64, and the decoder reads each
+// quantum before it writes the shorter result; TestDecodeInPlace holds it to that), so
+// a sweep's output costs no allocation beyond the reply itself, which stdout then is.
+// The reply's shape is checked before anything is written: ok is false when it is not
+// plainly Windows' (the caller then tokenizes it, intact). A chunk that is not base64
+// is an error once decoding began. out changes only when the whole reply was read.
+func scanReceive(reply []byte, out *output) (done bool, code int, ok bool, err error) {
 	body := bytes.TrimSpace(reply)
 	if !bytes.HasSuffix(body, []byte("Envelope>")) || bytes.IndexByte(body, '&') >= 0 ||
 		bytes.Contains(body, []byte("<![CDATA[")) || bytes.Contains(body, []byte("<!--")) {
-		return false, 0, false
+		return false, 0, false, nil
 	}
-	// Room for the whole reply decoded, once: stdout is nearly all of it, and growing
-	// chunk by chunk copied a sweep's output several times over.
-	out.stdout = slices.Grow(out.stdout, base64.StdEncoding.DecodedLen(len(body)))
-	outLen, errLen := len(out.stdout), len(out.stderr)
-	undo := func() (bool, int, bool) {
-		out.stdout, out.stderr = out.stdout[:outLen], out.stderr[:errLen]
-		return false, 0, false
+	type chunk struct {
+		stderr bool
+		text   []byte // the base64, inside body
 	}
+	var first [16]chunk
+	chunks := first[:0]
 	rest := body
 	for {
 		attrs, inner, after, found := nextElement(rest, "Stream")
 		if !found {
 			break
 		}
-		dst := &out.stdout
+		c := chunk{text: bytes.TrimSpace(inner)}
 		switch string(attrValue(attrs, "Name")) {
 		case "stdout":
 		case "stderr":
-			dst = &out.stderr
+			c.stderr = true
 		default:
-			return undo()
+			return false, 0, false, nil
 		}
-		var err error
-		if *dst, err = base64.StdEncoding.AppendDecode(*dst, bytes.TrimSpace(inner)); err != nil {
-			return undo() // the tokenizer reports the damage with its context
-		}
+		chunks = append(chunks, c)
 		rest = after
 	}
 	if attrs, inner, _, found := nextElement(rest, "CommandState"); found {
@@ -51,12 +51,37 @@ func scanReceive(reply []byte, out *output) (done bool, code int, ok bool) {
 		if _, exit, _, hasExit := nextElement(inner, "ExitCode"); hasExit {
 			n, err := strconv.Atoi(string(bytes.TrimSpace(exit)))
 			if err != nil {
-				return undo()
+				return false, 0, false, nil
 			}
 			code = n
 		}
 	}
-	return done, code, true
+	w := 0 // body[:w] holds the stdout decoded so far
+	stderr := out.stderr
+	for _, c := range chunks {
+		var err error
+		if c.stderr {
+			stderr, err = base64.StdEncoding.AppendDecode(stderr, c.text)
+		} else {
+			var n int
+			n, err = base64.StdEncoding.Decode(body[w:], c.text)
+			w += n
+		}
+		if err != nil {
+			name := "stdout"
+			if c.stderr {
+				name = "stderr"
+			}
+			return false, 0, false, fmt.Errorf("a %s chunk of the reply is damaged (not base64): %w", name, err)
+		}
+	}
+	out.stderr = stderr
+	if len(out.stdout) == 0 {
+		out.stdout = body[:w:w] // a later reply's output is appended to a copy
+	} else {
+		out.stdout = append(out.stdout, body[:w]...)
+	}
+	return done, code, true, nil
 }
 
 // nextElement finds the first element with the local name in s, whatever its prefix, and
