@@ -2,7 +2,6 @@ package winrm
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -189,21 +188,15 @@ func (cn *httpConn) exchange(ctx context.Context, host, auth string, body []byte
 	return &httpResponse{status: resp.StatusCode, header: resp.Header, body: data, keepAlive: !resp.Close}, nil
 }
 
-// readBody reads at most maxReplyBytes of the answer. With a Content-Length (WinRM always
-// sends one) the buffer is sized once and not zeroed first (bytes.Buffer.Grow), since
-// the read overwrites it; the extra MinRead keeps ReadFrom from growing it at the end.
+// readBody reads at most maxReplyBytes of the answer: into one slice of its length when
+// it is known (WinRM always sends Content-Length), else growing as io.ReadAll does.
 func readBody(resp *http.Response) ([]byte, error) {
-	var buf bytes.Buffer
 	if n := resp.ContentLength; n >= 0 && n <= maxReplyBytes {
-		buf.Grow(int(n) + bytes.MinRead)
-		_, err := buf.ReadFrom(io.LimitReader(resp.Body, n))
-		if err == nil && int64(buf.Len()) < n {
-			err = io.ErrUnexpectedEOF
-		}
-		return buf.Bytes(), err
+		data := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, data)
+		return data, err
 	}
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxReplyBytes))
-	return buf.Bytes(), err
+	return io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
 }
 
 // ioError says why a read or write failed: the caller's ctx, our backstop deadline, or
