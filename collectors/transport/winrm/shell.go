@@ -52,11 +52,12 @@ func (t *winrmTransport) createShell(ctx context.Context) (string, error) {
 // runIn starts the command, streams stdin and collects output. op names the step that
 // failed; commandID is set once the command exists, so cleanup can stop it.
 //
-// The requests are pywinrm's and Ansible's order (run_cmd/send_message/get_command_output):
-// Command, then every stdin Send, then Receive until Done. WinRS takes stdin before the
-// first Receive, so a sweep's stdin (one chunk: the script is about 22 KB) costs one Send
-// and its output usually one Receive; a Receive cannot carry stdin, nor a Command (MS-WSMV
-// 3.1.4.11 and 3.1.4.14), and the script is too long for the command line (8191).
+// The requests go in Ansible's order (plugins/connection/winrm.py _winrm_exec: run_command,
+// every stdin Send, then get_command_output): Command, Send, then Receive until Done.
+// WinRS takes stdin before the first Receive, so a sweep's stdin (one chunk: the script is
+// about 22 KB) costs one Send and its output usually one Receive. Stdin cannot ride in the
+// Command, which carries only the command line and its arguments (MS-WSMV 3.1.4.11), and
+// the script does not fit cmd.exe's 8191 characters even compressed and -EncodedCommand'd.
 func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transport.Command) (out transport.Output, commandID, op string, err error) {
 	reply, err := t.post(ctx, t.commandRequest(shellID, cmd.CommandLine, len(cmd.Stdin) > 0))
 	if err != nil {
