@@ -176,7 +176,7 @@ func attrValue(attrs []byte, name string) []byte {
 // tree (masterzen's parsers build an XPath tree per reply, a tenth of a sweep's client
 // CPU); replies that are not plain text there go to the masterzen parser.
 func elementText(reply []byte, local string, slow func(string) (string, error)) (string, error) {
-	if _, inner, _, ok := nextElement(reply, local); ok && bytes.IndexAny(inner, "<&") < 0 {
+	if _, inner, _, ok := nextElement(reply, local); ok && !bytes.ContainsAny(inner, "<&") {
 		if v := bytes.TrimSpace(inner); len(v) > 0 {
 			return string(v), nil
 		}
