@@ -41,6 +41,13 @@ func TestLeftoverSandboxesRemovedOnContainerd(t *testing.T) {
     {"id": "`+leftover+`", "metadata": {"name": "win-webserver-5c6d8d7b9f-old01", "uid": "0d4b8c51-1111-4f00-9c1e-6f2d0d6a0b11",
      "namespace": "default", "attempt": 0}, "state": "SANDBOX_NOTREADY"},`, 1))
 
+	// The leftover's endpoint, as the CNI plugin made it (<id12>_<network>, shared by it).
+	eps := "nodes/" + node + "/hns-endpoints.json"
+	before := strings.Count(string(m[eps].Data), `"ID"`)
+	m[eps].Data = []byte(strings.Replace(string(m[eps].Data), "[", `[
+  {"ID": "9A1C3E57-0B2D-4F68-8E0A-1C2B3D4E5F60", "Name": "`+leftover[:12]+`_vxlan0", "IPAddress": "10.244.2.19",
+   "SharedContainers": ["`+leftover+`"], "State": 3, "Type": "Overlay", "VirtualNetworkName": "vxlan0"},`, 1))
+
 	p, ok := probes.Default().Get("RUNTIME-LEFTOVERS")
 	if !ok {
 		t.Fatal("no RUNTIME-LEFTOVERS probe")
@@ -66,9 +73,12 @@ func TestLeftoverSandboxesRemovedOnContainerd(t *testing.T) {
 	if out := string(files[action]); out != "removed "+leftover+"\r\nskipped 0000gone: no longer exists\r\n" || files[action+collectors.ErrSuffix] != nil {
 		t.Fatalf("the fix printed %q (err %q)", out, files[action+collectors.ErrSuffix])
 	}
-	after, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"containers.json"}})
+	after, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"containers.json", "hns-endpoints.json"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if e := string(after["hns-endpoints.json"]); strings.Contains(e, leftover) || strings.Count(e, `"ID"`) != before {
+		t.Errorf("stopping the sandbox must take its endpoint, and only it: %s", e)
 	}
 	m[ctrs].Data = after["containers.json"]
 	if f := probes.RunProbe(p, node, collectors.Evidence{FS: m})[0]; f.Status != probes.Pass {
