@@ -139,6 +139,8 @@ func TestCutShortKeepsWhatArrived(t *testing.T) {
 			tr, _ := over(t, kind, node, faults)
 			ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
 			defer cancel()
+			// The .err names the seconds the sweep ran before the client gave up: 1 or 2
+			// on an idle machine, more under load, so the test asserts the wording only.
 			files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Limit: time.Minute})
 			if err != nil {
 				t.Fatalf("a sweep cut short by the timeout returned nothing: %v", err)
@@ -147,7 +149,7 @@ func TestCutShortKeepsWhatArrived(t *testing.T) {
 				t.Errorf("host.json (ran before the hung call) lost: %q", files[collectors.NodeHost+collectors.ErrSuffix])
 			}
 			e := string(files[collectors.NodeHNSNetworks+collectors.ErrSuffix])
-			if !regexp.MustCompile(`^exit -1\ntimed out after [12] s: the sweep was stopped`).MatchString(e) {
+			if !regexp.MustCompile(`^exit -1\ntimed out after [1-9][0-9]* s: the sweep was stopped`).MatchString(e) {
 				t.Errorf("hung snippet's .err: %q", e)
 			}
 		})
