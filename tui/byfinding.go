@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -35,11 +36,19 @@ func (b *byFinding) load(s *store, probe string, status probes.Status, node stri
 	}
 	b.data = report.GroupByFinding(shown)
 	b.groups.clamp(len(b.data))
+	// The group of that probe and status holding node: a probe may fail as a root cause
+	// on some nodes and as a consequence on others, two groups.
+	best := -1
 	for i, g := range b.data {
-		if g.Probe == probe && g.Status == status {
-			b.groups.set(i, len(b.data))
-			break
+		if g.Probe != probe || g.Status != status {
+			continue
 		}
+		if best < 0 || slices.ContainsFunc(g.Members, func(f probes.Finding) bool { return f.Node == node }) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b.groups.set(best, len(b.data))
 	}
 	b.members.clamp(len(b.memberList()))
 	for i, f := range b.memberList() {
@@ -146,6 +155,9 @@ func (b byFinding) viewMembers(st styles, w, h int, focused bool) string {
 		return st.box("Nodes", nil, w, h, focused)
 	}
 	title := fmt.Sprintf("%s %s · %s", g.Probe, g.Status, g.Nodes())
+	if g.Consequence {
+		title = fmt.Sprintf("%s %s, a consequence · %s", g.Probe, g.Status, g.Nodes())
+	}
 	iw := w - 2
 	nameW := 0
 	for _, f := range g.Members {

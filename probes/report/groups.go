@@ -21,8 +21,9 @@ type FindingGroup struct {
 	// Summary, then its detail lines that not every member has. A node with nothing of
 	// its own has no entry.
 	Differ map[string][]string
-	// Consequence says that every member follows from another finding shown (CausedBy):
-	// fixing that cause should clear the group.
+	// Consequence says that the members follow from other findings shown (CausedBy):
+	// fixing those should clear the group. The same probe failing as a root cause on
+	// other nodes is a group of its own, listed before.
 	Consequence bool
 }
 
@@ -34,7 +35,8 @@ func (g FindingGroup) Nodes() string {
 	return nodesPhrase(g.Members)
 }
 
-// GroupByFinding groups findings by probe and status: worst first, root causes before
+// GroupByFinding groups findings by probe, status and whether something else shown
+// explains them (a consequence): worst first, root causes before
 // their consequences, then the groups spanning most nodes, then by probe, so the same
 // findings always give the same order.
 // Unlike the reports' fleet entries, a group is not split by summary: the view is about
@@ -43,24 +45,24 @@ func GroupByFinding(findings []probes.Finding) []FindingGroup {
 	type key struct {
 		probe  string
 		status probes.Status
+		caused bool
 	}
+	graph := probes.NewGraph(findings)
 	byKey := map[key]*FindingGroup{}
 	var keys []key
 	for _, f := range findings {
-		k := key{f.Probe, f.Status}
+		k := key{f.Probe, f.Status, f.Status >= probes.Warn && len(graph.Causes(f)) > 0}
 		g, ok := byKey[k]
 		if !ok {
-			g = &FindingGroup{Probe: f.Probe, Status: f.Status}
+			g = &FindingGroup{Probe: f.Probe, Status: f.Status, Consequence: k.caused}
 			byKey[k] = g
 			keys = append(keys, k)
 		}
 		g.Members = append(g.Members, f)
 	}
-	graph := probes.NewGraph(findings)
 	out := make([]FindingGroup, 0, len(keys))
 	for _, k := range keys {
 		g := byKey[k]
-		g.Consequence = g.Status >= probes.Warn && all(g.Members, func(f probes.Finding) bool { return len(graph.Causes(f)) > 0 })
 		slices.SortStableFunc(g.Members, func(a, b probes.Finding) int { return strings.Compare(a.Node, b.Node) })
 		g.Summary = commonSummary(g.Members)
 		_, differ := commonDetails(g.Members)
