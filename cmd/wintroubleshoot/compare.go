@@ -75,6 +75,25 @@ nodes of one pool compare on what matters. Exit codes: 0 no differences, 1 diffe
 	cmd.Flags().StringVar(&from, "from", "", "folder or bundle with NODE-A's evidence (and NODE-B's, without --from-b); without it, both are swept live")
 	cmd.Flags().StringVar(&fromB, "from-b", "", "folder or bundle with NODE-B's evidence, when it is another one")
 	live.access.addFlags(cmd)
+	// NODE-A and NODE-B complete from the evidence each is read from, or the cluster.
+	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		src := from
+		if len(args) == 1 && fromB != "" {
+			src = fromB
+		}
+		switch {
+		case len(args) >= 2:
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		case src == "":
+			return clusterNodes(live.kube, "")(cmd, args, "")
+		}
+		ev, _, closer, err := bundle.OpenEvidence(cmd.Context(), src)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer closer.Close()
+		return ev.Nodes(), cobra.ShellCompDirectiveNoFileComp
+	}
 	return cmd
 }
 

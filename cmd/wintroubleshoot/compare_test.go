@@ -35,6 +35,12 @@ func TestCompareTwoScenarios(t *testing.T) {
 	if code, out, _ := run(t, "compare", "win-1", "win-1", "--from", healthy); code != 0 || !strings.Contains(out, "no evidence differs") {
 		t.Errorf("a node against itself: exit %d\n%s", code, out)
 	}
+	if got := complete(t, "compare", "--from", healthy, ""); strings.Join(got, " ") != "win-1" {
+		t.Errorf("NODE-A completes to %v from --from, want win-1", got)
+	}
+	if got := complete(t, "compare", "--from", healthy, "win-1", "win-1", ""); len(got) != 0 {
+		t.Errorf("a third argument completes to %v", got)
+	}
 	if code, _, errOut := run(t, "compare", "win-1", "win-9", "--from", healthy); code != 2 || !strings.Contains(errOut, "no evidence for node win-9") {
 		t.Errorf("unknown node: exit %d, %s", code, errOut)
 	}
