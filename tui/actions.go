@@ -49,6 +49,8 @@ func (m Model) mainKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.copyFinding()
 	case keyIs(k, km.RootCauses):
 		return m.openRootCauses()
+	case keyIs(k, km.GroupBy):
+		m.toggleGrouping()
 	default:
 		m.navigate(k)
 	}
@@ -73,6 +75,12 @@ func (m *Model) navigate(k tea.KeyPressMsg) {
 	case keyIs(k, km.Bottom):
 		d = 1 << 30
 	default:
+		return
+	}
+	if m.grouped && m.focus != focusDetail {
+		if m.byF.move(m.focus, d) {
+			m.syncDetail(true)
+		}
 		return
 	}
 	switch m.focus {
@@ -104,6 +112,12 @@ func (m *Model) navigate(k tea.KeyPressMsg) {
 }
 
 func (m Model) paneHeight() int {
+	switch {
+	case m.grouped && m.focus == focusNodes:
+		return m.byF.groups.height
+	case m.grouped && m.focus == focusFindings:
+		return m.byF.members.height
+	}
 	switch m.focus {
 	case focusNodes:
 		return m.nodes.height
@@ -113,10 +127,47 @@ func (m Model) paneHeight() int {
 	return m.detail.vp.Height()
 }
 
-func (m Model) selectedNode() *node { return m.nodes.selected(m.store) }
+// selectedNode is the node r, f, e and y act on: the selected node, or by finding the
+// selected group's selected node.
+func (m Model) selectedNode() *node {
+	if m.grouped {
+		n, _, _ := m.byF.selected(m.store)
+		return n
+	}
+	return m.nodes.selected(m.store)
+}
 
 func (m Model) selectedFinding() (probes.Finding, bool) {
+	if m.grouped {
+		_, f, ok := m.byF.selected(m.store)
+		return f, ok
+	}
 	return m.finds.selected(m.selectedNode())
+}
+
+// toggleGrouping switches between the fleet by node and by finding, keeping the node
+// and finding in view: b and b again lands where it started.
+func (m *Model) toggleGrouping() {
+	name := ""
+	n := m.selectedNode()
+	if n != nil {
+		name = n.name
+	}
+	f, ok := m.selectedFinding()
+	m.grouped = !m.grouped
+	if m.grouped {
+		m.byF.load(m.store, f.Probe, f.Status, name)
+		m.setStatus("grouped by finding across the nodes (b: by node)", false)
+	} else {
+		m.nodes.reselect(m.store, name)
+		probe := ""
+		if ok {
+			probe = f.Probe
+		}
+		m.finds.load(m.store, m.nodes.selected(m.store), probe)
+		m.setStatus("grouped by node (b: by finding)", false)
+	}
+	m.syncDetail(true)
 }
 
 // syncDetail rebuilds the detail pane for the current selection.
@@ -128,15 +179,19 @@ func (m *Model) syncDetail(top bool) {
 // refilter recomputes the visible nodes keeping the selection, then the findings.
 func (m *Model) refilter() {
 	name, probe := "", ""
+	var status probes.Status
 	if n := m.selectedNode(); n != nil {
 		name = n.name
 	}
 	if f, ok := m.selectedFinding(); ok {
-		probe = f.Probe
+		probe, status = f.Probe, f.Status
 	}
 	m.store.refilter()
 	m.nodes.reselect(m.store, name)
-	n := m.selectedNode()
+	if m.grouped {
+		m.byF.load(m.store, probe, status, name)
+	}
+	n := m.nodes.selected(m.store)
 	if n == nil || n.name != name {
 		probe = ""
 	}

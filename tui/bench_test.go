@@ -109,3 +109,27 @@ func TestScaleStaysFast(t *testing.T) {
 	}
 	mustContain(t, m, "akswin000100", "500 nodes", "500/500 judged")
 }
+
+// BenchmarkByFinding: by finding over 500 x 20, one j in the groups list (Update + View),
+// and regrouping the whole fleet, as each sweep batch does while grouped.
+func BenchmarkByFinding(b *testing.B) {
+	m := press(b, bigModel(b, 500, 20), runeKey('b')).Model
+	b.Run("key", func(b *testing.B) {
+		k := runeKey('j')
+		b.ReportAllocs()
+		for b.Loop() {
+			if m.byF.groups.pos == len(m.byF.data)-1 {
+				m.byF.groups.pos = 0
+			}
+			mm, _ := m.Update(k)
+			m = mm.(Model)
+			_ = m.View()
+		}
+	})
+	b.Run("regroup", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.refilter()
+		}
+	})
+}

@@ -62,6 +62,8 @@ func TestViewGoldens(t *testing.T) {
 		{name: "fix-verified", init: true, keys: []tea.KeyPressMsg{kTab, runeKey('j'), runeKey('f'), runeKey('y')}},
 		{name: "help", init: true, keys: []tea.KeyPressMsg{runeKey('?')}},
 		{name: "evidence", init: true, keys: []tea.KeyPressMsg{kTab, runeKey('j'), runeKey('e')}},
+		{name: "by-finding", init: true, keys: []tea.KeyPressMsg{runeKey('b')}},
+		{name: "by-finding-help", init: true, keys: []tea.KeyPressMsg{runeKey('b'), runeKey('?')}},
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, s := range states {

@@ -11,7 +11,7 @@ type keyMap struct {
 	Filter, Cancel                          key.Binding
 	Reprobe, ReprobeAll                     key.Binding
 	Fix, Snapshot, Evidence, Copy           key.Binding
-	RootCauses                              key.Binding
+	RootCauses, GroupBy                     key.Binding
 	Help, CloseHelp, Quit, ForceQuit        key.Binding
 
 	// Dialogs, the filter prompt and the pager.
@@ -41,6 +41,7 @@ func defaultKeys() keyMap {
 		Evidence:   b([]string{"e"}, "e", "evidence"),
 		Copy:       b([]string{"y"}, "y", "copy"),
 		RootCauses: b([]string{"c"}, "c", "root causes"),
+		GroupBy:    b([]string{"b"}, "b", "by finding"),
 		Help:       b([]string{"?"}, "?", "help"),
 		CloseHelp:  b([]string{"?", "esc"}, "?/esc", "close help"),
 		Quit:       b([]string{"q"}, "q", "quit"),
@@ -121,7 +122,16 @@ func (m Model) helpKeys() helpKeys {
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.NextPane, k.PrevPane, k.Open},
 		{k.Filter, when(cancel, esc), when(k.Reprobe, canProbe && nodeIdle), when(k.ReprobeAll, canProbe),
 			when(snap, m.snap == nil)},
-		{when(fix, hasFix), when(k.Evidence, hasEv), when(k.Copy, hasF), k.RootCauses, k.Help, k.Quit, k.ForceQuit},
+		{when(fix, hasFix), when(k.Evidence, hasEv), when(k.Copy, hasF), k.RootCauses, m.groupByKey(), k.Help, k.Quit, k.ForceQuit},
 	}
 	return helpKeys{short: short, full: full}
+}
+
+// groupByKey is b, described as what it switches to (short: the help's columns must
+// fit 80 columns).
+func (m Model) groupByKey() key.Binding {
+	if m.grouped {
+		return with(m.keys.GroupBy, "by node")
+	}
+	return m.keys.GroupBy
 }

@@ -20,7 +20,7 @@ func (m Model) helpView() string {
 	groups := [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.NextPane, k.PrevPane, k.Open},
 		{k.Filter, with(k.Cancel, "cancel / clear filter"), k.Reprobe, k.ReprobeAll, k.Snapshot},
-		{k.Fix, k.Evidence, k.Copy, k.Help, k.Quit, k.ForceQuit},
+		{k.Fix, k.Evidence, k.Copy, k.RootCauses, m.groupByKey(), k.Help, k.Quit, k.ForceQuit},
 	}
 	h := m.help
 	h.SetWidth(max(20, m.lay.w-8))

@@ -109,7 +109,8 @@ func (m Model) onSweep(msg sweepMsg) (tea.Model, tea.Cmd) {
 		touchedSel = true
 	}
 	switch {
-	case added || m.store.query != "":
+	case added || m.store.query != "" || m.grouped:
+		// By finding, any node's findings may change the groups on screen.
 		m.refilter()
 	case touchedSel:
 		m.finds.load(m.store, sel, probe)

@@ -123,6 +123,9 @@ type Model struct {
 	finds  findingsPane
 	detail detailPane
 	focus  focus
+	// grouped shows the fleet by finding (byF) instead of by node (nodes, finds).
+	grouped bool
+	byF     byFinding
 
 	spin    spinner.Model
 	animate bool // spinner ticks; off in tests so views are deterministic

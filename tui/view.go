@@ -36,6 +36,7 @@ func (m *Model) resize(w, h int) {
 	m.nodes.clamp(len(m.store.visible))
 	m.finds.height = m.lay.findH - 2
 	m.finds.clamp(len(m.finds.items))
+	m.byF.setSize(m.lay.bodyH-2, m.lay.findH-2)
 	m.detail.setSize(m.lay.rightW-2, m.lay.detailH-2)
 	m.help.SetWidth(w)
 	m.filter.SetWidth(max(10, w-4))
@@ -57,11 +58,15 @@ func (m Model) render() string {
 	if m.pager != nil {
 		body = m.pager.view(m.st, l.w, l.bodyH)
 	} else {
-		frame := m.spin.View()
-		left := m.nodes.view(m.store, m.st, frame, l.leftW, l.bodyH, m.focus == focusNodes)
-		n := m.selectedNode()
-		right := m.finds.view(n, m.st, l.rightW, l.findH, m.focus == focusFindings) + "\n" +
-			m.detail.view(m.st, l.rightW, l.detailH, m.focus == focusDetail)
+		var left, top string
+		if m.grouped {
+			left = m.byF.viewGroups(m.store, m.st, l.leftW, l.bodyH, m.focus == focusNodes)
+			top = m.byF.viewMembers(m.st, l.rightW, l.findH, m.focus == focusFindings)
+		} else {
+			left = m.nodes.view(m.store, m.st, m.spin.View(), l.leftW, l.bodyH, m.focus == focusNodes)
+			top = m.finds.view(m.selectedNode(), m.st, l.rightW, l.findH, m.focus == focusFindings)
+		}
+		right := top + "\n" + m.detail.view(m.st, l.rightW, l.detailH, m.focus == focusDetail)
 		body = joinColumns(left, right)
 	}
 	screen := m.headerView() + "\n" + body + "\n" + m.footerView()

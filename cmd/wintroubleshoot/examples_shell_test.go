@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,9 @@ func (w *exampleWorld) runCmd(t *testing.T, ctx context.Context, c shellCmd) she
 				os.Unsetenv(k)
 			}
 		}()
+	}
+	if len(c.args) > 0 && c.args[0] == "compare" && !slices.Contains(c.args, "--from") {
+		w.startPeer(t)
 	}
 	args := w.adapt(c.args)
 	if c.background || isServer(args) {

@@ -122,6 +122,10 @@ func exampleExits() map[string]int {
 		"wintroubleshoot fix SVC-REBOOT --node win-1 --choice delete-node --yes --confirm win-1": 2,
 		// HNS-NETWORK passes on win-1 here: "nothing to fix" is not an error.
 		"wintroubleshoot fix HNS-NETWORK --node win-1 --force": 0,
+		// compare: win-1 (routes missing) against win-2, the healthy node of its pool
+		// (live), or against a healthy node's bundle: the routes differ.
+		"WTS_PASSWORD=... wintroubleshoot compare win-1 win-2 --node-user Administrator":   1,
+		"wintroubleshoot compare win-1 win-1 --from healthy.tar.gz --from-b before.tar.gz": 1,
 		// probes, redact, snapshot
 		"wintroubleshoot probes":             0,
 		"wintroubleshoot probes -o markdown": 0,
@@ -216,7 +220,7 @@ func needsCluster(line string) bool {
 		if c.export || slices.Contains(args, "--from") || slices.Contains(args, "--help") {
 			continue
 		}
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") || args[0] == "snapshot" || args[0] == "fix" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") || args[0] == "snapshot" || args[0] == "fix" || args[0] == "compare" {
 			return true
 		}
 	}
@@ -258,6 +262,10 @@ func (w *exampleWorld) adapt(args []string) []string {
 	sub := ""
 	if len(out) > 0 && !strings.HasPrefix(out[0], "-") {
 		sub = out[0]
+	}
+	if sub == "compare" && w.peer != "" && !slices.Contains(out, "--from") {
+		// Both nodes of the pool, as the reader's cluster would reach them.
+		return append(out, "--node", "win-1=winrm-https://"+w.winrm, "--node", "win-2=winrm-https://"+w.peer, "--winrm-ca-file", w.peerCA)
 	}
 	if (sub != "" || slices.Contains(out, "--from")) && sub != "snapshot" && sub != "fix" {
 		return out // does not reach the nodes

@@ -31,6 +31,8 @@ import (
 const (
 	exampleScenario = "routes-missing"
 	examplePassword = "example-pass"
+	// examplePeerScenario is win-2, the healthy node of win-1's pool, for compare.
+	examplePeerScenario = "healthy-sdn-l2bridge-docker"
 )
 
 // exampleCluster is the API server shared by every example block; nil when the test
@@ -100,6 +102,8 @@ type exampleWorld struct {
 	dir, home string
 	caFile    string
 	winrm     string            // host:port of the WinRM HTTPS fake node
+	peer      string            // host:port of win-2's fake node, once a live compare asked for it
+	peerCA    string            // a CA file trusting both fake nodes
 	addrs     map[string]string // addresses in examples -> where the fake nodes listen
 	cluster   *exampleCluster
 }
@@ -113,8 +117,10 @@ func newExampleWorld(t *testing.T, cl *exampleCluster) *exampleWorld {
 			t.Fatal(err)
 		}
 	}
-	for _, b := range []string{"snapshot.tar.gz", "snap.tar.gz", "before.tar.gz", "after.tar.gz"} {
-		if _, err := bundle.Write(context.Background(), filepath.Join(w.dir, b), bundle.FSSource(mustSub(t, exampleScenario)),
+	bundles := map[string]string{"snapshot.tar.gz": exampleScenario, "snap.tar.gz": exampleScenario, "before.tar.gz": exampleScenario,
+		"after.tar.gz": exampleScenario, "healthy.tar.gz": examplePeerScenario}
+	for b, sc := range bundles {
+		if _, err := bundle.Write(context.Background(), filepath.Join(w.dir, b), bundle.FSSource(mustSub(t, sc)),
 			bundle.Options{Tool: "wintroubleshoot", Version: "test"}); err != nil {
 			t.Fatal(err)
 		}
@@ -182,6 +188,33 @@ func (w *exampleWorld) startNodes(t *testing.T, served fs.FS) {
 	// The README's addresses for "nodes reached another way".
 	w.addrs["10.0.0.5"] = sshd.Addr()
 	w.addrs["10.0.0.6:5986"] = win.Addr()
+}
+
+// startPeer adds win-2 to the world for a live compare: a healthy node of win-1's pool
+// (the same layout, the next podCIDR) in the cluster, answering over WinRM HTTPS, until
+// the block ends.
+func (w *exampleWorld) startPeer(t *testing.T) {
+	t.Helper()
+	if w.peer != "" || w.cluster == nil {
+		return
+	}
+	addNode(t, w.cluster.cs, "win-1", "win-2", "10.200.3.0/24", "10.240.0.31")
+	t.Cleanup(func() {
+		_ = w.cluster.cs.CoreV1().Nodes().Delete(context.Background(), "win-2", metav1.DeleteOptions{})
+	})
+	served := asNode(t, mustSub(t, examplePeerScenario), "win-1", "win-2")
+	srv, err := fakenode.StartWinRM(context.Background(), fakenode.NewNode(fakenode.NodeOptions{Scenario: served, Node: "win-2"}),
+		fakenode.WinRMOptions{User: "Administrator", Password: examplePassword, TLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ca, err := os.ReadFile(w.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.peer, w.peerCA = srv.Addr(), filepath.Join(w.dir, "pool-ca.pem")
+	write(t, w.peerCA, append(ca, srv.CertPEM()...))
 }
 
 func mustSub(t *testing.T, name string) fs.FS {

@@ -120,4 +120,23 @@ func TestTmuxDemo(t *testing.T) {
 		tm.keys("q")
 		tm.waitFor("a clean exit", has("EXITED 0"))
 	})
+
+	t.Run("by finding, then the fleet's root causes", func(t *testing.T) {
+		tm := startTerm(t, dir, bin+" demo --scenario podcidr-empty --scenario dns-hardcoded --scenario routes-missing")
+		tm.waitFor("the nodes judged", has("3/3 judged"))
+		tm.keys("b")
+		// podcidr-empty and dns-hardcoded share the SDN template's DNS values.
+		s := tm.waitFor("the fleet by finding", has("By finding", "DNS-CONFIG", "2 nodes", "grouped by finding"))
+		if !strings.Contains(s, "└ HNS-NETWORK") {
+			t.Errorf("the consequence of the empty podCIDR is not marked as one:\n%s", s)
+		}
+		tm.keys("c")
+		tm.waitFor("the root causes", has("root causes across the fleet", "NODE-PODCIDR on podcidr-empty", "fixing this should also clear"))
+		tm.keys("q")
+		tm.waitFor("the root causes to close", has("By finding"))
+		tm.keys("b")
+		tm.waitFor("the fleet by node", has("Nodes 3", "grouped by node"))
+		tm.keys("q")
+		tm.waitFor("a clean exit", has("EXITED 0"))
+	})
 }

@@ -23,7 +23,7 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 		newRedactCmd(streams),
 		newDiffCmd(streams),
 		newProbesCmd(streams),
-		newCompareCmd(streams),
+		newCompareCmd(streams, live),
 		newImportCmd(streams),
 	}
 }

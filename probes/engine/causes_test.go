@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,91 +33,106 @@ func TestCauseRulesAcyclic(t *testing.T) {
 	}
 }
 
-// scenarioRoots are the root causes (fail or worse, nothing else explaining them) each
-// scenario's story names; see the scenario's description in fixtures/scenarios/gen. They
-// are kept here, not in the generator, because another change is editing the generator.
-func scenarioRoots() map[string][]string {
-	return map[string][]string{
-		// hard-way traps
-		"podcidr-empty":             {"NODE-PODCIDR", "DNS-CONFIG"}, // the address plan is a cause of its own
-		"waiting-for-network":       {"HNS-NETWORK"},
-		"pause-nanoserver-untagged": {"IMG-PAUSE"},
-		"pause-build-mismatch":      {"IMG-PAUSE-BUILD"},
-		"dns-hardcoded":             {"DNS-CONFIG"},
-		"kube-proxy-cbr0":           {"HNS-KPROXY-NET"},
-		"routes-missing":            {"NET-ROUTES"},
-		"old-build-no-hns-cmdlet":   {"HNS-NETWORK"},
-		"leftover-containers":       {"RUNTIME-LEFTOVERS"},
-		// anthos-like
-		"reboot-services-stopped":    {"SVC-REBOOT"},
-		"kubelet-service-stopped":    {"SVC-KUBELET"},
-		"kube-proxy-network-service": {"HNS-KPROXY-NET"},
-		"pause-containerd-wrong-tag": {"IMG-PAUSE"},
-		// cross-layer
-		"host-name-too-long":       {"HOST-NAME"},
-		"node-ip-wrong":            {"NODE-IP"},
-		"image-build-mismatch":     {"POD-IMAGE-BUILD"},
-		"taint-missing-linux-pods": {"NODE-TAINT"},
-		// failures people report (issue 14)
-		"disk-low":             {"HOST-DISK"},
-		"dns-lb-missing":       {"SVC-LB-POLICY"},
-		"hns-crash-events":     {"HNS-EVENTS"},
-		"hns-endpoints-leaked": {"HNS-ENDPOINTS"},
-		"host-known-bad-build": {"HOST-KNOWN-BUILD"},
-		"ipam-exhausted":       {"LOG-SIGNATURES"}, // no other probe judges host-local IPAM
-		// layouts (issue 13)
-		"layout-aks-azure-cni":                nil,
-		"layout-calico-vxlan":                 nil,
-		"layout-kubeadm-flannel-hostprocess":  nil,
-		"layout-kubeadm-ws2025-containerd2":   nil,
-		"layout-calico-wrong-adapter":         {"HNS-NETWORK"},
-		"layout-kubeadm-kube-proxy-crashloop": {"HNS-KPROXY-NET"},
-		// SVC-REBOOT is the story; DNS-CONFIG is an error because the scenario records the
-		// CNI config snippet failing (written before the sweep looked in
-		// C:\k\azurecni\netconf), which no fix of the services clears.
-		"layout-aks-kubelet-stopped": {"SVC-REBOOT", "DNS-CONFIG"},
-		// healthy and warn-only
-		"healthy-sdn-l2bridge-docker": nil,
-		"healthy-containerd-overlay":  nil,
-		"host-uptime-stale":           nil,
-	}
+// scenarioCauses is a scenario's causes.json, written by the generator from the story's
+// Roots (fixtures/scenarios/gen): the root causes to fix first and the failures each fix
+// also clears.
+type scenarioCauses struct {
+	RootCauses []struct {
+		probes.Ref
+		Clears []probes.Ref `json:"clears"`
+	} `json:"rootCauses"`
 }
 
-// TestScenarioRootCauses: the engine finds exactly each scenario's root causes, and every
-// other failure of the scenario is explained by one of them.
+// scenariosDir is the scenarios folder on disk: causes.json is read from there, and every
+// folder holding a scenario.json is a scenario, whether or not it has a causes.json.
+const scenariosDir = "../../fixtures/scenarios"
+
+func readCauses(name string) (scenarioCauses, error) {
+	var c scenarioCauses
+	b, err := os.ReadFile(filepath.Join(scenariosDir, name, "causes.json"))
+	if err != nil {
+		return c, fmt.Errorf("reading the root causes the story names (set Roots in fixtures/scenarios/gen and run it): %w", err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("decoding %s/causes.json: %w", name, err)
+	}
+	return c, nil
+}
+
+func refStrings(rs []probes.Ref) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.Node+"/"+r.Probe)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestScenarioRootCauses: for every scenario folder, the engine finds exactly the root
+// causes its causes.json states (failures and errors nothing else explains), each clears
+// exactly the failures listed under it, and every other failure is explained by a cause.
 func TestScenarioRootCauses(t *testing.T) {
-	want := scenarioRoots()
-	for _, name := range scenarios.Names() {
-		w, ok := want[name]
-		if !ok {
-			t.Errorf("scenario %s: no root causes declared in scenarioRoots", name)
-			continue
+	entries, err := os.ReadDir(scenariosDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(scenariosDir, e.Name(), "scenario.json")); e.IsDir() && err == nil {
+			names = append(names, e.Name())
 		}
-		fsys, _, _, err := scenarios.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := Analyze(probes.Default(), collectors.Evidence{FS: fsys}, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var got []string
-		for _, r := range report.RootCauses(fs) {
-			if r.Status >= probes.Fail {
-				got = append(got, r.Probe)
+	}
+	if !slices.Equal(names, scenarios.Names()) {
+		t.Fatalf("scenario folders %v, embedded %v", names, scenarios.Names())
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			want, err := readCauses(name)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		slices.Sort(got)
-		w = slices.Sorted(slices.Values(w))
-		if !slices.Equal(got, w) {
-			t.Errorf("%s: root causes %v, want %v", name, got, w)
-		}
-		g := probes.NewGraph(fs)
-		for _, f := range fs {
-			if f.Status >= probes.Fail && !g.IsRoot(f) && len(g.Causes(f)) == 0 {
-				t.Errorf("%s: %s fails, is not a root and has no cause", name, f.Probe)
+			fsys, _, _, err := scenarios.Load(name)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			fs, err := Analyze(probes.Default(), collectors.Evidence{FS: fsys}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := probes.NewGraph(fs)
+			failing := func(rs []probes.Ref) []probes.Ref {
+				var out []probes.Ref
+				for _, r := range rs {
+					if f, ok := g.Get(r); ok && f.Status >= probes.Fail {
+						out = append(out, r)
+					}
+				}
+				return out
+			}
+			got := map[string][]string{}
+			for _, r := range report.RootCauses(fs) {
+				if r.Status >= probes.Fail {
+					got[r.Node+"/"+r.Probe] = refStrings(failing(r.Clears))
+				}
+			}
+			wantRoots := map[string][]string{}
+			for _, r := range want.RootCauses {
+				wantRoots[r.Node+"/"+r.Probe] = refStrings(r.Clears)
+			}
+			if gk, wk := slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(wantRoots)); !slices.Equal(gk, wk) {
+				t.Errorf("root causes %v, causes.json states %v", gk, wk)
+			}
+			for root, w := range wantRoots {
+				if c, ok := got[root]; ok && !slices.Equal(c, w) {
+					t.Errorf("fixing %s clears %v, causes.json states %v", root, c, w)
+				}
+			}
+			for _, f := range fs {
+				if f.Status >= probes.Fail && !g.IsRoot(f) && len(g.Causes(f)) == 0 {
+					t.Errorf("%s fails, is not a root and has no cause", f.Probe)
+				}
+			}
+		})
 	}
 }
 

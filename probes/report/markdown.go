@@ -18,77 +18,6 @@ const (
 	ExcerptMaxBytes = 4000
 )
 
-func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options) error {
-	if opt.MaxSize <= 0 {
-		writeMarkdownAt(w, meta, sorted, opt, trimNone)
-		return nil
-	}
-	// Render at growing trim levels until it fits; the least important parts go first.
-	var out string
-	for lvl := trimNone; lvl <= trimLast; lvl++ {
-		var b strings.Builder
-		bw := bufio.NewWriter(&b)
-		writeMarkdownAt(bw, meta, sorted, opt, lvl)
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		out = b.String()
-		if len(out) <= opt.MaxSize {
-			break
-		}
-		if lvl == trimLast {
-			out += fmt.Sprintf("\n_Still %d characters, over the %d asked for: every failing finding keeps its evidence and fix._\n", len(out), opt.MaxSize)
-		}
-	}
-	_, err := w.WriteString(out)
-	return err
-}
-
-// trimLevel is how much of a Markdown report --max-size has cut, least important first.
-type trimLevel int
-
-const (
-	trimNone           trimLevel = iota
-	trimQuiet                    // the list of passing and skipped checks
-	trimWarnExcerpt              // evidence excerpts of warnings
-	trimWarnDetails              // detail lines of warnings
-	trimEffectDetails            // detail lines of consequences (their cause's are kept)
-	trimEffectExcerpts           // excerpts of consequences (their paths stay listed)
-	trimAllDetails               // every detail line; evidence and fixes always stay
-	trimExtraExcerpts            // all but the first excerpt of each failure
-	trimAllExcerpts              // every excerpt: evidence paths and fixes still stay
-	trimLast           = trimAllExcerpts
-)
-
-func (l trimLevel) said() string {
-	var parts []string
-	if l >= trimQuiet {
-		parts = append(parts, "the list of passing and skipped checks")
-	}
-	if l >= trimWarnExcerpt {
-		parts = append(parts, "evidence excerpts of warnings")
-	}
-	if l >= trimWarnDetails {
-		parts = append(parts, "detail lines of warnings")
-	}
-	if l >= trimEffectDetails {
-		parts = append(parts, "detail lines of consequences")
-	}
-	if l >= trimEffectExcerpts {
-		parts = append(parts, "evidence excerpts of consequences")
-	}
-	if l >= trimAllDetails {
-		parts = append(parts, "every detail line")
-	}
-	switch {
-	case l >= trimAllExcerpts:
-		parts = append(parts, "every evidence excerpt (the evidence paths stay)")
-	case l >= trimExtraExcerpts:
-		parts = append(parts, "all but the first evidence excerpt of each failure")
-	}
-	return strings.Join(parts, ", ")
-}
-
 func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options, lvl trimLevel) {
 	fmt.Fprintf(w, "# %s report\n\n", mdInline(toolName(meta)))
 	if ps := metaParts(meta); len(ps) > 0 {
@@ -107,10 +36,18 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 	if len(rows) > 0 {
 		fmt.Fprintln(w, "| Node | Status | Fail | Warn | Error | Pass |")
 		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
+		quietNodes := 0
 		for _, r := range rows {
+			if lvl >= trimQuietRows && r.Worst < probes.Warn {
+				quietNodes++
+				continue
+			}
 			fmt.Fprintf(w, "| %s | %s %s | %d | %d | %d | %d |\n", mdCell(NodeLabel(r.Node)),
 				r.Worst.Glyph(), r.Worst, r.Counts[probes.Fail], r.Counts[probes.Warn],
 				r.Counts[probes.Error], r.Counts[probes.Pass])
+		}
+		if quietNodes > 0 {
+			fmt.Fprintf(w, "\n%d more nodes pass or skip every check (rows trimmed).\n", quietNodes)
 		}
 		fmt.Fprintln(w)
 	}
@@ -183,7 +120,11 @@ func writeMarkdownEntry(w *bufio.Writer, g probes.Graph, e fleetEntry, opt Optio
 		return
 	}
 	f := e.first
-	fmt.Fprintf(w, "### %s %s on %s: %s\n\n", f.Status.Glyph(), mdInline(f.Probe), mdInline(nodesPhrase(e.members)), mdInline(f.Summary))
+	nodes := nodesPhrase(e.members)
+	if f.Status == probes.Warn && lvl >= trimWarnNodes {
+		nodes = fmt.Sprintf("%d nodes", len(e.members))
+	}
+	fmt.Fprintf(w, "### %s %s on %s: %s\n\n", f.Status.Glyph(), mdInline(f.Probe), mdInline(nodes), mdInline(f.Summary))
 	common, differ := commonDetails(e.members)
 	if len(differ) > 0 && !(f.Status == probes.Warn && lvl >= trimWarnDetails) {
 		fmt.Fprint(w, "Differs per node:\n\n")
@@ -229,7 +170,10 @@ func writeMarkdownFinding(w *bufio.Writer, g probes.Graph, f probes.Finding, det
 		}
 	}
 	if f.Fix != nil {
-		writeMarkdownFix(w, f.Fix, "Fix", nil)
+		writeMarkdownFix(w, f.Fix, "Fix", nil, fixCut{
+			commands: warn && lvl >= trimWarnFixes || isConsequence(g, f) && lvl >= trimEffectFixes,
+			notes:    warn && lvl >= trimWarnFixes || lvl >= trimFixNotes,
+		})
 	}
 }
 
@@ -298,9 +242,24 @@ func excerptLang(p string) string {
 	return "text"
 }
 
-func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string, parent *probes.Fix) {
+// fixCut is what --max-size left out of a fix: its commands (the title, the kind and
+// whether it is disruptive stay) and its notes.
+type fixCut struct{ commands, notes bool }
+
+func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string, parent *probes.Fix, cut fixCut) {
 	sameCommands := parent != nil && slices.Equal(parent.Commands, fx.Commands)
 	fmt.Fprintf(w, "**%s:** %s (%s)\n\n", label, mdInline(fx.Title), codeSpan(fixKindAction(fx)))
+	if cut.commands {
+		if fx.Disruptive {
+			fmt.Fprint(w, "**⚠ Disruptive.**\n\n")
+		}
+		for _, c := range fx.Choices {
+			if c != nil {
+				fmt.Fprintf(w, "**Alternative fix:** %s (%s)\n\n", mdInline(c.Title), codeSpan(fixKindAction(c)))
+			}
+		}
+		return
+	}
 	if fx.Disruptive {
 		fmt.Fprintf(w, "**⚠ Disruptive: %s**\n\n", mdInline(orDefault(fx.Impact, "this fix interrupts workloads on the node")))
 	}
@@ -322,7 +281,7 @@ func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string, parent *pro
 	if fx.Verify != "" {
 		fmt.Fprintf(w, "Verify: re-run %s\n\n", codeSpan(fx.Verify))
 	}
-	if len(fx.Notes) > 0 {
+	if len(fx.Notes) > 0 && !cut.notes {
 		for _, n := range fx.Notes {
 			fmt.Fprintf(w, "- %s\n", mdInline(n))
 		}
@@ -330,7 +289,7 @@ func writeMarkdownFix(w *bufio.Writer, fx *probes.Fix, label string, parent *pro
 	}
 	for _, c := range fx.Choices {
 		if c != nil {
-			writeMarkdownFix(w, c, "Alternative fix", fx)
+			writeMarkdownFix(w, c, "Alternative fix", fx, cut)
 		}
 	}
 }
