@@ -19,16 +19,17 @@ func seeds(f *testing.F) {
 // FuzzParseList: never panics, every non-blank line ends up in a record or the
 // leftovers, and what it parsed prints back (unwrapped) to the same values.
 func FuzzParseList(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		lv := ParseList(Lines(s))
-		again := ParseList(Lines(FormatList(lv.Records, 0, WordWrap, 0)))
+		lv := p.ParseList(p.Lines(s))
+		again := p.ParseList(p.Lines(FormatList(lv.Records, 0, WordWrap, 0)))
 		assertSame(t, "round trip", plain(lv.Records), plain(again.Records))
 		for _, w := range []int{80, 120} {
-			_ = ParseList(Lines(FormatList(lv.Records, w, ConsoleCut, 2)))
+			_ = p.ParseList(p.Lines(FormatList(lv.Records, w, ConsoleCut, 2)))
 		}
 	})
 }
@@ -51,9 +52,10 @@ func FuzzParseValue(f *testing.F) {
 
 // FuzzParseTable: never panics, and every row has one cell per column.
 func FuzzParseTable(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		tb, ok := ParseTable(Lines(s))
+		tb, ok := p.ParseTable(p.Lines(s))
 		if !ok {
 			return
 		}
@@ -68,15 +70,16 @@ func FuzzParseTable(f *testing.F) {
 // FuzzRecognize: splitting, recognizing, log cleanup and Describe never panic, and
 // every line of the paste lands in exactly one part or is a prompt.
 func FuzzRecognize(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, b := range Split(s) {
-			for _, p := range Recognize(b) {
-				if p.Shape == KlogText {
-					_ = LogText(p.Lines)
+		for _, b := range p.Split(s) {
+			for _, pt := range p.Recognize(b) {
+				if pt.Shape == KlogText {
+					_ = p.LogText(pt.Lines)
 				}
 			}
 		}
-		_ = Describe([]byte(s))
+		_ = p.Describe([]byte(s))
 	})
 }

@@ -13,7 +13,14 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden")
+// -update rewrites the goldens (registered here, looked up where needed: no globals).
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/golden")
+	}
+}
+
+func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // TestRealImportGoldens imports every real sample and compares the evidence files and
 // the report with their goldens; for each list view it checks that every property the
@@ -42,7 +49,7 @@ func TestRealImportGoldens(t *testing.T) {
 		}
 		got = append(got, '\n')
 		p := filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".json")
-		if *update {
+		if updating() {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -83,8 +90,9 @@ func realNames(t *testing.T) []string {
 func checkNoLoss(t *testing.T, name string, in importer.Input, res importer.Result) {
 	t.Helper()
 	bi := 0
-	for _, b := range paste.Split(string(in.Data)) {
-		for _, p := range paste.Recognize(b) {
+	pp := paste.New()
+	for _, b := range pp.Split(string(in.Data)) {
+		for _, p := range pp.Recognize(b) {
 			rep := res.Report.Blocks[bi]
 			bi++
 			if len(p.List.Records) == 0 || rep.Evidence == "" {

@@ -35,13 +35,15 @@ type console struct {
 	routes string // "" for Get-NetRoute, "route-print-de" for a German route print
 }
 
-var consoles = []console{
-	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
-	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
-	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
-		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
-	// No prompt lines at all: the blocks are told apart by their shapes.
-	{name: "no-prompts-140", width: 140, wrap: paste.WordWrap, nodes: "describe"},
+func consoles() []console {
+	return []console{
+		{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
+		{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
+		{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
+			prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
+		// No prompt lines at all: the blocks are told apart by their shapes.
+		{name: "no-prompts-140", width: 140, wrap: paste.WordWrap, nodes: "describe"},
+	}
 }
 
 // run is the prompt line of a command; a paste without prompts has a blank line there.
@@ -310,7 +312,7 @@ func TestMixedTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range consoles {
+		for _, c := range consoles() {
 			files := copyTree(t, tree)
 			for _, node := range meta.Nodes {
 				text, replaced := transcript(t, tree, node, c)
