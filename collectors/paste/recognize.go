@@ -91,6 +91,9 @@ func (p *Parser) shaped(lines []Line, s Shape) Part {
 			pt.Table, _ = p.ParseTable(lines)
 		}
 	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, DockerPs, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
+		if s == KubectlNodes {
+			lines, _ = p.unwrapRows(lines)
+		}
 		if t, ok := p.ParseTable(lines); ok {
 			pt.Table = t
 		} else if s == ServiceTable {
@@ -134,8 +137,18 @@ func (p *Parser) byShape(lines []Line) Part {
 	if lv := p.ParseList(lines); len(lv.Records) > 0 && len(lv.Leftover)*4 < len(lines) {
 		return Part{Shape: listShape(lv.Records[0]), Lines: lines, List: lv}
 	}
+	if u, cut := p.unwrapRows(lines); cut {
+		// A header the terminal cut: only kubectl's tables are unwrapped (it fills every
+		// column, so a row's end is known).
+		if tb, ok := p.ParseTable(u); ok && tableShape(tb) == KubectlNodes {
+			return p.shaped(lines, KubectlNodes)
+		}
+	}
 	if tb, ok := p.ParseTable(lines); ok && len(tb.Rows) > 0 {
-		return Part{Shape: tableShape(tb), Lines: lines, Table: tb}
+		if s := tableShape(tb); s != OtherTable {
+			return p.shaped(lines, s)
+		}
+		return Part{Shape: OtherTable, Lines: lines, Table: tb}
 	}
 	return Part{Shape: Unrecognized, Lines: lines}
 }

@@ -1,0 +1,71 @@
+package paste
+
+import "strings"
+
+// unwrapRows undoes a terminal's hard wrap of a CLI table. kubectl does not wrap: the
+// terminal does, cutting every line at its width and going on at column 0, so the
+// header and the rows arrive in pieces (acs-engine's docs show CONTAINER-RUNTIME on
+// a line of its own). A header continues while the next line is header words too; a
+// row continues until it reaches the last column, which kubectl always fills
+// (<none>, <unknown>). cut says whether the header was in pieces. A piece shorter than the widest line lost its trailing spaces
+// in the copy, so it is padded back to that width before the next piece is added.
+func (p *Parser) unwrapRows(lines []Line) ([]Line, bool) {
+	width := 0
+	for _, l := range lines {
+		width = max(width, Cells(strings.TrimRight(l.Text, " ")))
+	}
+	pad := func(s string) string {
+		s = strings.TrimRight(s, " ")
+		return s + strings.Repeat(" ", max(0, width-Cells(s)))
+	}
+	var out []Line
+	i := 0
+	for i < len(lines) && blank(lines[i].Text) {
+		out = append(out, lines[i])
+		i++
+	}
+	if i == len(lines) || !upperHeader(lines[i].Text) {
+		return lines, false
+	}
+	head, cut := lines[i], false
+	for i+1 < len(lines) && !blank(lines[i+1].Text) && upperHeader(lines[i+1].Text) {
+		head.Text, cut = pad(head.Text)+lines[i+1].Text, true
+		i++
+	}
+	head.Text = strings.TrimRight(head.Text, " ")
+	out = append(out, head)
+	cols := p.colRun.FindAllStringIndex(head.Text, -1)
+	if len(cols) < 2 {
+		return lines, false
+	}
+	last := Cells(head.Text[:cols[len(cols)-1][0]])
+	for i++; i < len(lines); i++ {
+		row := lines[i]
+		if blank(row.Text) {
+			out = append(out, row)
+			continue
+		}
+		for Cells(strings.TrimRight(row.Text, " ")) <= last && i+1 < len(lines) && !blank(lines[i+1].Text) {
+			row.Text = pad(row.Text) + lines[i+1].Text
+			i++
+		}
+		out = append(out, row)
+	}
+	return out, cut
+}
+
+// TerminalWrap cuts every line of text at width cells, the way a terminal shows output
+// wider than its window (and copies it back), optionally dropping the trailing spaces
+// a terminal copy loses. It renders pastes for tests and examples.
+func TerminalWrap(text string, width int, stripTrailing bool) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		for _, piece := range cutCells(l, width) {
+			if stripTrailing {
+				piece = strings.TrimRight(piece, " ")
+			}
+			b.WriteString(piece + "\n")
+		}
+	}
+	return b.String()
+}
