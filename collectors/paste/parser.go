@@ -9,7 +9,7 @@ type Parser struct {
 	// Lines
 	serialPrefix, serialSource *regexp.Regexp
 	// Split
-	psPrompt, cmdPrompt, contPrompt, knownVerbs *regexp.Regexp
+	psPrompt, cmdPrompt, shPrompt, contPrompt, knownVerbs *regexp.Regexp
 	// ParseList, ParseTable
 	propLine, dashes, colRun, dashRun *regexp.Regexp
 	// Recognize
@@ -38,7 +38,9 @@ func New() *Parser {
 		// PowerShell's prompt, with the remoting prefix when run through Enter-PSSession.
 		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS [A-Za-z]:\\[^>]*> ?(.*)$`),
 		// cmd.exe's (C:\k>), and a shell's ($ kubectl ..., user@host:~$ kubectl ...).
-		cmdPrompt:  re(`^\s*(?:[A-Za-z]:\\[^>]*>|(?:[\w.-]+@([\w.-]+)(?::[^$#]*)?)?\$) ?(.*)$`),
+		cmdPrompt: re(`^\s*(?:[A-Za-z]:\\[^>]*>|(?:[\w.-]+@([\w.-]+)(?::[^$#]*)?)?\$) ?(.*)$`),
+		// bash's default on RHEL-like hosts: [root@m1 ~]# kubectl ...
+		shPrompt:   re(`^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][$#] ?(.*)$`),
 		contPrompt: re(`^>> ?(.*)$`),
 		knownVerbs: re(`(?i)^(?:get-|kubectl|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&)`),
 		// "Name<padding> : value" (or "Name :" with nothing after it). Property names stay

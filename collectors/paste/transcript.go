@@ -18,6 +18,10 @@ func (p *Parser) prompt(l string) (cmd, host string, ok bool) {
 	if m := p.cmdPrompt.FindStringSubmatch(l); m != nil && p.knownVerbs.MatchString(strings.TrimSpace(m[2])) {
 		return strings.TrimSpace(m[2]), m[1], true
 	}
+	// A bash prompt's host is where kubectl ran (a Linux machine), not the node.
+	if m := p.shPrompt.FindStringSubmatch(l); m != nil && p.knownVerbs.MatchString(strings.TrimSpace(m[2])) {
+		return strings.TrimSpace(m[2]), "", true
+	}
 	return "", "", false
 }
 

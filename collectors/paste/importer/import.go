@@ -209,37 +209,20 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.Images()
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
-	case paste.KubectlNodes:
-		// Not written: a node object without its podCIDR, taints and conditions would
-		// have the probes judge what the table does not show (an empty podCIDR fails,
-		// a Ready node with an unhealthy condition passes). The parsed rows stay here.
-		items, _ := nodesFromTable(p.Table)
-		br.Parsed, br.Values = len(items), items
-		br.Leftover = leftovers(p.Table.Leftover)
-		br.Recollect = evidence.Nodes().Meta().Command
-		br.Note = "a node table shows no podCIDR, taints or conditions but Ready, so it is not written as " + evidence.PathNodes + "; paste `kubectl describe nodes` or the command in recollect"
-		return br
+	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
+		paste.NetAdapters, paste.NetIPInterfaces:
+		return r.valuesBlock(p, br)
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any
 		items, missing = r.nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)
-	case paste.HnsDiag:
-		// Names and IDs only: no subnets or types for HNS-NETWORK to judge.
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.HNSNetworks().Meta().Command
-		br.Note = "hnsdiag lists names and IDs only (no types or subnets), so it is not written as evidence"
-		return br
-	case paste.NetshDump:
-		v := r.netshDump(p.Lines)
-		br.Parsed = len(v["routes"].([]map[string]string)) + len(v["addresses"].([]map[string]string))
-		br.Values, br.Recollect = v, evidence.Routes().Meta().Command+"; "+evidence.IPAddresses().Meta().Command
-		br.Note = "netsh dump holds only the persistent configuration (no DHCP or HNS routes and addresses), so it is kept in values, not written as evidence"
-		return br
-	case paste.WinVersion:
-		br.Values = r.windowsBuild(p.Lines)
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host().Meta().Command
-		br.Note = "the OS build alone is not host.json (no computer name or boot time); it is kept in values"
-		return br
+	case paste.DescribePod:
+		return r.describePodBlock(res, p, node, br)
+	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
+		return r.runtimeBlock(res, p, node, br)
+	case paste.NetshShow:
+		return r.netshBlock(res, p, node, br)
 	case paste.KlogText:
 		return r.logBlock(res, p, node, br)
 	case paste.JSONText, paste.YAMLText:
