@@ -101,6 +101,9 @@ func (p *Parser) shaped(lines []Line, s Shape) Part {
 		}
 	case KlogText:
 		pt.Component = p.component(lines)
+	case KubectlDescribe, DescribePod:
+		// The converters read the lines as kubectl printed them.
+		pt.Lines = unwrapCut(lines)
 	}
 	return pt
 }

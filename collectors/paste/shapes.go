@@ -77,9 +77,9 @@ func commandShapes(re func(string) *regexp.Regexp) []cmdShape {
 		{re(`(?i)ctr(?:\.exe)? (?:.+ )?(?:containers?|c) (?:ls|list)\b`), CtrContainers},
 		{re(`(?i)ctr(?:\.exe)? (?:.+ )?(?:tasks?|t) (?:ls|list)\b`), CtrTasks},
 		{re(`(?i)docker(?:\.exe)? (?:ps|container ls)\b`), DockerPs},
-		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:pods?|po)\b`), DescribePod},
-		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:nodes?|no)\b`), KubectlDescribe},
-		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?get (?:nodes?|no)\b`), KubectlNodes},
+		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:-\S+(?:[ =]\S+)? )*(?:pods?|po)\b`), DescribePod},
+		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:-\S+(?:[ =]\S+)? )*(?:nodes?|no)\b`), KubectlDescribe},
+		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?get (?:-\S+(?:[ =]\S+)? )*(?:nodes?|no)\b`), KubectlNodes},
 	}
 }
 

@@ -69,3 +69,45 @@ func TerminalWrap(text string, width int, stripTrailing bool) string {
 	}
 	return b.String()
 }
+
+// unwrapCut joins the lines a terminal cut at its width back onto the line they
+// continue (describe output, whose lines kubectl does not wrap). The width shows as
+// several lines exactly as wide as the widest: one such line is just the longest line
+// of an output the terminal did not cut. A piece is not a line of its own ("Key: value",
+// a line indented by two or more).
+func unwrapCut(lines []Line) []Line {
+	width, atWidth := 0, 0
+	for _, l := range lines {
+		switch c := Cells(l.Text); {
+		case c > width:
+			width, atWidth = c, 1
+		case c == width:
+			atWidth++
+		}
+	}
+	if atWidth < 2 || width < 40 {
+		return lines
+	}
+	out := make([]Line, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		for Cells(lines[i].Text) == width && i+1 < len(lines) && cutPiece(lines[i+1].Text) {
+			i++
+			l.Text += lines[i].Text
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func cutPiece(s string) bool {
+	switch {
+	case blank(s) || strings.HasPrefix(s, "  "):
+		// describe indents by two: an indented line is a line of its own.
+		return false
+	case s[0] == ' ':
+		return true // cut just before a space
+	}
+	key, _, ok := strings.Cut(s, ":")
+	return !ok || strings.ContainsAny(key, "\"'{}()[]/=,;.") || key == "" || key[0] < 'A' || key[0] > 'Z'
+}
