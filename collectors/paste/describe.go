@@ -41,7 +41,7 @@ func (p *Parser) Describe(b []byte) string {
 func thin(s Shape) bool {
 	switch s {
 	case KubectlNodes, HnsDiag, NetshDump, WinVersion, PSError, OtherList, OtherTable,
-		CrictlPs, CtrContainers, CtrTasks, NetAdapters, NetIPInterfaces:
+		CrictlPods, CrictlPs, CtrContainers, CtrTasks, NetAdapters, NetIPInterfaces, SystemInfo:
 		return true
 	}
 	return false

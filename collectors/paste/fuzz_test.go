@@ -14,6 +14,10 @@ func seeds(f *testing.F) {
 	f.Add("2024/05/06 07:08:09 GCEMetadataScripts: x: SERVICE_NAME: kubelet\n")
 	f.Add("Extensions : {@{Name=Microsoft Windows 筛选平台}, @{Name=捕获...}}\n")
 	f.Add("I0301 07:13:40.106351    3416 server.go:416] Version: v1.20.15   W0301 07:13:40.121879    3416 server.go:474] x\n")
+	f.Add("NAME           STATUS   ROLES                  AGE     VERSION                         INTERNAL-IP   EXTE\nRNAL-IP   OS-IMAGE\nwinw1          Ready    <none>                 5h36m   v1.23.3   10.20.30.11   <none>        Win\ndows Server 2019\n")
+	f.Add("Name:         iis-1\nNamespace:    default\nContainers:\n  iis:\n    State:  Waiting\n      Reason:  CrashLoopBackOff\nEvents:\n  Type     Reason   Age   From     Message\n  ----     ------   ----  ----     -------\n  Warning  BackOff  2m    kubelet  Back-off\n(extra)\n")
+	f.Add("Networks:\nName             ID\nnat              B5083512-BE1D-4326-B58F-56CA5154E8D5\n\nLoadBalancers:\nID    | Virtual IPs      | Direct IP IDs\n326f  |  10.96.0.1       | ba06\n")
+	f.Add("Configuration for interface \"vEthernet (nat)\"\n    IP Address:      172.28.96.1\n    Subnet Prefix:   172.28.96.0/20 (mask 255.255.240.0)\n")
 }
 
 // FuzzParseList: never panics, every non-blank line ends up in a record or the
