@@ -32,13 +32,18 @@ type console struct {
 	prefix string // put before every line (a serial console)
 	prompt string
 	nodes  string // how cluster/nodes.json is pasted: "describe", "wide", or "" (kept as JSON)
-	routes string // "" for Get-NetRoute, "route-print-de" for a German route print
+	routes string // "" for Get-NetRoute, "route-print-de" for a German route print, "netsh" for netsh show route
+	// runtime prints a containerd node's images as `ctr -n k8s.io images ls` and its
+	// sandboxes as `crictl pods` (kept in the report: no UIDs).
+	runtime bool
+	// pods prints the cluster's pods and their events as `kubectl describe pods`.
+	pods bool
 }
 
 func consoles() []console {
 	return []console{
-		{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
-		{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
+		{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe", runtime: true, pods: true},
+		{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide", routes: "netsh"},
 		{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
 			prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
 		// No prompt lines at all: the blocks are told apart by their shapes.
@@ -120,6 +125,14 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	}
 	if data, ok := read(evidence.FileImages); ok && dockerImages(t, data, &b, c) {
 		replaced = append(replaced, evidence.FileImages)
+	} else if table, ok := ctrImagesTable(t, data); ok && c.runtime {
+		b.WriteString(c.run("ctr -n k8s.io images ls") + table)
+		replaced = append(replaced, evidence.FileImages)
+	}
+	if data, ok := read(evidence.FileContainers); ok && c.runtime {
+		if table, ok := crictlPodsTable(data); ok {
+			b.WriteString(c.run("crictl pods") + table)
+		}
 	}
 	// Without its command line, docker ps may lack -a: the importer leaves it out.
 	if data, ok := read(evidence.FileContainers); ok && dockerPs(t, data, &b, c) && c.prompt != "" {
@@ -138,9 +151,12 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		for _, r := range routes {
 			rows = append(rows, []string{strconv.Itoa(r.IfIndex), r.DestinationPrefix, r.NextHop, strconv.Itoa(r.RouteMetric), "15", "ActiveStore"})
 		}
-		if c.routes == "route-print-de" {
+		switch c.routes {
+		case "route-print-de":
 			b.WriteString(c.run("route print -4") + routePrintDE(t, routes))
-		} else {
+		case "netsh":
+			b.WriteString(c.run("netsh interface ipv4 show route") + netshRoutes(routes))
+		default:
 			// The default view: no InterfaceAlias, which the report then says.
 			b.WriteString(c.run("Get-NetRoute -AddressFamily IPv4"))
 			b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
@@ -192,8 +208,15 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			b.WriteString(c.run("kubectl get nodes -o yaml") + string(y))
 			replaced = append(replaced, evidence.PathNodes)
 		default:
-			// Imported into the report only (see TestNodeTableNotWritten): nodes.json stays.
-			b.WriteString("$ kubectl get nodes -o wide\n" + wideNodes(nodes))
+			// Imported into the report only (see TestNodeTableNotWritten): nodes.json
+			// stays. The terminal is as narrow as the console and cuts the rows.
+			b.WriteString("$ kubectl get nodes -o wide\n" + paste.TerminalWrap(wideNodes(nodes), c.width, true))
+		}
+	}
+	if c.pods {
+		if text, ok := podsAndEvents(t, tree); ok {
+			b.WriteString("user@bastion:~$ kubectl describe pods -A\n" + text)
+			replaced = append(replaced, evidence.PathEvents)
 		}
 	}
 	text := b.String()
@@ -303,6 +326,7 @@ func dockerImages(t *testing.T, data []byte, b *strings.Builder, c console) bool
 // (the paste did not show something), and a paste never fails where JSON does not.
 func TestMixedTranscripts(t *testing.T) {
 	same, skipped := 0, 0
+	imported := map[string]int{} // evidence path (node part dropped) -> transcripts that gave it
 	for _, name := range scenarios.Names() {
 		tree, meta, _, err := scenarios.Load(name)
 		if err != nil {
@@ -322,7 +346,7 @@ func TestMixedTranscripts(t *testing.T) {
 				}
 				for _, r := range replaced {
 					p := evidence.NodeFile(node, r)
-					if r == evidence.PathNodes {
+					if r == evidence.PathNodes || r == evidence.PathEvents {
 						p = r
 					}
 					if _, ok := res.Files[p]; !ok {
@@ -330,6 +354,7 @@ func TestMixedTranscripts(t *testing.T) {
 						t.Fatalf("%s/%s: %s was pasted but not imported:\n%s", name, c.name, p, rep)
 					}
 					delete(files, p)
+					imported[c.name+" "+r]++
 				}
 				for p, b := range res.Files {
 					files[p] = &fstest.MapFile{Data: b}
@@ -347,6 +372,15 @@ func TestMixedTranscripts(t *testing.T) {
 	if same == 0 {
 		t.Fatal("no finding matched: the pasted evidence was not read")
 	}
+	// Each way of pasting was rendered and read somewhere: describe pods (events),
+	// ctr images, netsh routes, the German route print.
+	for _, k := range []string{"ps-120 " + evidence.PathEvents, "ps-120 " + evidence.FileImages, "ps-80-lost-indent " + evidence.FileRoutes,
+		"serial-100-cut " + evidence.FileRoutes} {
+		if imported[k] == 0 {
+			t.Errorf("no transcript imported %s", k)
+		}
+	}
+	t.Logf("imported: %v", imported)
 }
 
 func compare(t *testing.T, what string, want, got []probes.Finding) (same, skipped int) {
