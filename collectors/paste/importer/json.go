@@ -27,6 +27,9 @@ func jsonCommands(re func(string) *regexp.Regexp) []jsonCommand {
 		{re(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
 		{re(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
 		{re(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
+		// The CNI config as the node has it (Get-Content, type, cat of a file under a cni
+		// or net.d folder).
+		{re(`(?i)^(?:get-content|gc|cat|type)\b.*(?:cni|net\.d)`), func() evidence.Ref { return evidence.CNIConfig() }},
 	}
 }
 
@@ -72,11 +75,18 @@ func (r *reader) jsonBlock(res *Result, p paste.Part, node string, br BlockRepor
 // keyForKind tells kubectl output by its kind (a List by its first item's).
 func keyForKind(data []byte) (evidence.Ref, bool) {
 	var doc struct {
-		Kind  string
-		Items []struct{ Kind string }
+		Kind       string
+		Items      []struct{ Kind string }
+		CNIVersion string          `json:"cniVersion"`
+		Type       string          `json:"type"`
+		Plugins    json.RawMessage `json:"plugins"`
 	}
 	if json.Unmarshal(data, &doc) != nil {
 		return nil, false
+	}
+	if doc.CNIVersion != "" && (doc.Type != "" || len(doc.Plugins) > 0) {
+		// A CNI config or conflist: complete as printed (whitespace and line ends aside).
+		return evidence.CNIConfig(), true
 	}
 	kind := strings.TrimSuffix(doc.Kind, "List")
 	if kind == "" && len(doc.Items) > 0 {

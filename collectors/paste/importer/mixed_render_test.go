@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
 )
 
 // describePods prints pods and their events the way `kubectl describe pods` does
@@ -203,4 +206,98 @@ func podsAndEvents(t *testing.T, tree fs.FS) (string, bool) {
 		return "", false
 	}
 	return describePods(pods, events)
+}
+
+// routePrintDE prints routes the way a German `route print -4` does.
+func routePrintDE(t *testing.T, routes []struct {
+	DestinationPrefix, NextHop, InterfaceAlias string
+	IfIndex                                    int `json:"ifIndex"`
+	RouteMetric                                int
+}) string {
+	var b strings.Builder
+	b.WriteString("===========================================================================\nSchnittstellenliste\n 14...00 15 5d 2b 1f 00 ......Hyper-V Virtual Ethernet Adapter #2\n" +
+		"===========================================================================\n\nIPv4-Routentabelle\n" +
+		"===========================================================================\nAktive Routen:\n")
+	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "     Netzwerkziel\tNetzwerkmaske\tGateway\tSchnittstelle\tMetrik\t")
+	for _, r := range routes {
+		p, err := netip.ParsePrefix(r.DestinationPrefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mask := net.IP(net.CIDRMask(p.Bits(), 32)).String()
+		gw := r.NextHop
+		if gw == "0.0.0.0" {
+			gw = "Auf Verbindung"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t10.240.0.30\t%d\t\n", p.Addr(), mask, gw, r.RouteMetric+15)
+	}
+	_ = w.Flush()
+	b.WriteString("===========================================================================\nStändige Routen:\n  Keine\n")
+	return b.String()
+}
+
+// dockerPs prints `docker ps -a --no-trunc` for docker's JSON lines; crictl pods
+// (another shape) stay JSON.
+func dockerPs(t *testing.T, data []byte, b *strings.Builder, c console) bool {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var rows []map[string]string
+	for dec.More() {
+		var row map[string]any
+		if err := dec.Decode(&row); err != nil {
+			return false
+		}
+		if _, ok := row["Names"]; !ok {
+			return false
+		}
+		s := map[string]string{}
+		for k, v := range row {
+			s[k] = fmt.Sprint(v)
+		}
+		rows = append(rows, s)
+	}
+	if len(rows) == 0 {
+		return false
+	}
+	b.WriteString(c.run("docker ps -a --no-trunc"))
+	w := tabwriter.NewWriter(b, 0, 1, 3, ' ', 0)
+	fmt.Fprintln(w, "CONTAINER ID\tIMAGE\tCOMMAND\tCREATED\tSTATUS\tPORTS\tNAMES")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r["ID"], r["Image"], r["Command"], r["RunningFor"], r["Status"], r["Ports"], r["Names"])
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+func field(name, text string) paste.Field {
+	return paste.Field{Name: name, Value: paste.ParseValue(text)}
+}
+
+// dockerImages prints `docker images` for docker image inspect evidence; crictl
+// evidence (another shape) is left as JSON.
+func dockerImages(t *testing.T, data []byte, b *strings.Builder, c console) bool {
+	var imgs []struct {
+		Id       string
+		RepoTags []string
+	}
+	if err := json.Unmarshal(data, &imgs); err != nil || len(imgs) == 0 || imgs[0].Id == "" {
+		return false
+	}
+	// docker's table writer: text/tabwriter, columns at least 20 wide, 3 spaces apart.
+	b.WriteString(c.run("docker images"))
+	w := tabwriter.NewWriter(b, 20, 1, 3, ' ', 0)
+	fmt.Fprintln(w, "REPOSITORY\tTAG\tIMAGE ID\tCREATED\tSIZE")
+	for _, im := range imgs {
+		id := strings.TrimPrefix(im.Id, "sha256:")[:12]
+		for _, tag := range im.RepoTags {
+			i := strings.LastIndex(tag, ":")
+			fmt.Fprintf(w, "%s\t%s\t%s\t7 days ago\t258MB\n", tag[:i], tag[i+1:], id)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }

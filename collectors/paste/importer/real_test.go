@@ -257,3 +257,19 @@ func TestRealNetshDump(t *testing.T) {
 		t.Errorf("netsh dump: %+v", b)
 	}
 }
+
+// TestRealCNIConfigs: a pasted CNI config (JSON without its command line) is the node's
+// CNI config by its shape (cniVersion and a type), written whole.
+func TestRealCNIConfigs(t *testing.T) {
+	for s, want := range map[string]string{
+		"cni-config_flannel-delegate-win-bridge_cbr0_hostgw_psjson_02.conf":          "cbr0",
+		"cni-config_flannel-win-overlay_vxlan0_kubecluster-generated-psjson_01.json": "vxlan0",
+		"cni-config_wincni-l2bridge_AdditionalArgs_hand-edited-tabs_psjson_03.conf":  "l2bridge",
+	} {
+		res := importOne(t, s)
+		cfg, err := decode.DecodeCNIConfig("x", file(t, res, evidence.CNIConfig()))
+		if err != nil || cfg.Name != want {
+			t.Errorf("%s: %+v, %v", s, cfg, err)
+		}
+	}
+}
