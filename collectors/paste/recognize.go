@@ -91,7 +91,8 @@ func (p *Parser) shaped(lines []Line, s Shape) Part {
 			pt.Table, _ = p.ParseTable(lines)
 		}
 	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, DockerPs, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
-		if s == KubectlNodes {
+		if s != ServiceTable {
+			// CLI tables a terminal cut (Format-Table cuts cells itself, with "...").
 			lines, _ = p.unwrapRows(lines)
 		}
 		if t, ok := p.ParseTable(lines); ok {
@@ -141,10 +142,11 @@ func (p *Parser) byShape(lines []Line) Part {
 		return Part{Shape: listShape(lv.Records[0]), Lines: lines, List: lv}
 	}
 	if u, cut := p.unwrapRows(lines); cut {
-		// A header the terminal cut: only kubectl's tables are unwrapped (it fills every
-		// column, so a row's end is known).
-		if tb, ok := p.ParseTable(u); ok && tableShape(tb) == KubectlNodes {
-			return p.shaped(lines, KubectlNodes)
+		// A header the terminal cut: the CLIs named here fill their last column on every
+		// row (kubectl's <none>, docker's NAMES and SIZE, crictl's ATTEMPT and RUNTIME,
+		// ctr's LABELS "-"), so a row's end is known.
+		if tb, ok := p.ParseTable(u); ok && cliTable(tableShape(tb)) {
+			return p.shaped(lines, tableShape(tb))
 		}
 	}
 	if tb, ok := p.ParseTable(lines); ok && len(tb.Rows) > 0 {
@@ -186,4 +188,12 @@ func joinLines(lines []Line) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+func cliTable(s Shape) bool {
+	switch s {
+	case KubectlNodes, DockerImages, DockerPs, CrictlImages, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
+		return true
+	}
+	return false
 }

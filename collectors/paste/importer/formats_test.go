@@ -227,3 +227,34 @@ func TestWindowsSideVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestCLITablesWrapped: docker, crictl and ctr print tables as wide as their cells; a
+// terminal cuts them at its width. At 80, 100, 120 and 140 columns, with the pieces'
+// trailing spaces kept or lost, each reads back to the unwrapped table's values.
+func TestCLITablesWrapped(t *testing.T) {
+	ins := []importer.Input{pasteFixture(t, "crictl_pods-and-ps_containerd-ws2022.txt"), pasteFixture(t, "ctr_images-and-containers_k8s.io.txt"),
+		realSample(t, "docker-images_servercore-nanoserver_no-pause_azure-ws1809_pre-join_01.txt"),
+		realSample(t, "ctr-tasks_k8s.io_task-ls_trailing-spaces_ws-unknown_01.txt")}
+	for _, in := range ins {
+		want := importGoldenless(t, in)
+		for _, w := range []int{80, 100, 120, 140} {
+			for _, strip := range []bool{false, true} {
+				what := in.Name + " at " + strconv.Itoa(w) + " strip " + strconv.FormatBool(strip)
+				got := importGoldenless(t, importer.Input{Name: in.Name, Data: []byte(paste.TerminalWrap(string(in.Data), w, strip))})
+				if len(got.Report.Blocks) != len(want.Report.Blocks) {
+					t.Fatalf("%s: %d blocks, want %d", what, len(got.Report.Blocks), len(want.Report.Blocks))
+				}
+				for p, b := range want.Files {
+					sameJSON(t, what+" "+p, b, got.Files[p])
+				}
+				for i, b := range want.Report.Blocks {
+					x, _ := json.Marshal(b.Values)
+					y, _ := json.Marshal(got.Report.Blocks[i].Values)
+					if string(x) != string(y) || b.Recognized != got.Report.Blocks[i].Recognized {
+						t.Errorf("%s block %d: %s %s, want %s %s", what, i, got.Report.Blocks[i].Recognized, y, b.Recognized, x)
+					}
+				}
+			}
+		}
+	}
+}
