@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )
 
 // pasteFixture reads one of testdata/pastes (the project's own pastes, each in the
@@ -256,5 +258,38 @@ func TestCLITablesWrapped(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDescribeNodesWrapped: every scenario's nodes, described and cut by a terminal
+// at 80, 100, 120 and 140 columns, import to the nodes.json of the unwrapped describe.
+func TestDescribeNodesWrapped(t *testing.T) {
+	n := 0
+	for _, name := range scenarios.Names() {
+		tree, _, _, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := fs.ReadFile(tree, evidence.PathNodes)
+		if err != nil {
+			continue
+		}
+		nodes, err := decode.Nodes(evidence.PathNodes, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := "$ kubectl describe nodes\n" + describeNodes(nodes)
+		want := importGoldenless(t, importer.Input{Name: name, Data: []byte(text)})
+		for _, w := range []int{80, 100, 120, 140} {
+			wrapped := paste.TerminalWrap(text, w, false)
+			got := importGoldenless(t, importer.Input{Name: name, Data: []byte(wrapped)})
+			sameJSON(t, name+" at "+strconv.Itoa(w), want.Files[evidence.PathNodes], got.Files[evidence.PathNodes])
+			if wrapped != text {
+				n++ // the terminal did cut something
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no describe was wide enough for a terminal to cut")
 	}
 }
