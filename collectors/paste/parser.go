@@ -54,7 +54,7 @@ func New() *Parser {
 		// ipconfig's first line in English, German and Chinese.
 		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`),
 		scService:      re(`^SERVICE_NAME: \S`),
-		netshLine:      re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4)`),
+		netshLine:      re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4|popd\s*$)`),
 		winVer:         re(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
 		routeTable:     re(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`),
 		// What kubectl -o yaml prints first.

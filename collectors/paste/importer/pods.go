@@ -24,7 +24,7 @@ type describedPod struct {
 func (r *reader) podsFromDescribe(lines []paste.Line) []describedPod {
 	var out []describedPod
 	var cur *describedPod
-	section, ctrList := "", ""
+	section := ""
 	var ctr, state map[string]any
 	var evLines []paste.Line
 	flushEvents := func() {
@@ -83,8 +83,8 @@ func (r *reader) podsFromDescribe(lines []paste.Line) []describedPod {
 				st["conditions"] = append(conds, map[string]any{"type": f[0], "status": f[1]})
 			}
 		case "Containers", "Init Containers":
-			ctrList = map[string]string{"Containers": "containerStatuses", "Init Containers": "initContainerStatuses"}[section]
-			ctr, state = r.containerLine(cur.pod, section, ctrList, ind, t, ctr, state)
+			list := map[string]string{"Containers": "containerStatuses", "Init Containers": "initContainerStatuses"}[section]
+			ctr, state = r.containerLine(cur.pod, section, list, ind, t, ctr, state)
 		}
 	}
 	flushEvents()
