@@ -63,7 +63,9 @@ func New() *Parser {
 		// "+ CategoryInfo" and "+ FullyQualifiedErrorId" (localized messages, English names).
 		psErrorLine:   re(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `),
 		sysinfoHeader: re(`(?m)^(?:Host Name|Hostname|主机名):\s+\S+\n(?:OS Name|Betriebssystemname|OS 名称):\s+`),
-		netshShow:     re(`(?m)^(?:Configuration for interface|Konfiguration der Schnittstelle|接口 ".*" 的配置)|^Publish\s+Type\s+Met\s+Prefix|^Veröff\S*\s+Typ\s+Met|^\s*Idx\s+Met\s+MTU\s+State|^\s*MTU\s+MediaSenseState`),
+		// netsh's English headers; in other languages the command line tells it (the
+		// parsers read the columns by position and the addresses by their values).
+		netshShow:     re(`(?m)^Configuration for interface "|^Publish\s+Type\s+Met\s+Prefix|^\s*Idx\s+Met\s+MTU\s+State|^\s*MTU\s+MediaSenseState`),
 		hnsdiagHeader: re(`(?m)^(?:Networks:|Endpoints:|LoadBalancers:|Namespaces:)$|^Name +ID +(?:Virtual Network Name)?\s*$`),
 
 		klogLine:   re(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `),

@@ -99,7 +99,9 @@ func (r *reader) netshBlock(res *Result, p paste.Part, node string, br BlockRepo
 	var doc []map[string]any
 	var missing []Missing
 	switch {
-	case hasTable && len(t.Columns) >= 6 && t.Columns[0] != "" && len(t.Rows) > 0 && strings.Contains(t.Columns[3], "Pr"):
+	case hasTable && len(t.Columns) >= 6 && len(t.Rows) > 0 && isPrefix(t.Rows[0].Cells[3]):
+		// The route table, told by its fourth column's values, whatever the header's
+		// language.
 		key = evidence.Routes()
 		doc, missing = netshRoutes(t)
 	case hasTable && len(t.Rows) > 0:
@@ -230,4 +232,9 @@ func (r *reader) systeminfo(lines []paste.Line) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+func isPrefix(s string) bool {
+	p, err := netip.ParsePrefix(s)
+	return err == nil && p.Addr().Is4()
 }
