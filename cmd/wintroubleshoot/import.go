@@ -38,9 +38,13 @@ func newImportCmd(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Turn console output a customer pasted into an evidence folder",
 		Long: strings.TrimSpace(`
 Reads text pasted from a console (Get-HnsNetwork, Get-HnsEndpoint and Get-HnsPolicyList
-list views, Get-Service, docker/crictl images, kubectl get/describe nodes, kubelet and
+list views, Get-Service, sc query/qc, ipconfig, route print, Get-NetRoute,
+Get-NetIPAddress, netsh interface ipv4 show, docker images/ps, crictl images,
+ctr -n k8s.io images ls, kubectl get/describe nodes, kubectl describe pod, kubelet and
 kube-proxy logs; several commands with their prompts in one file, or one output per
-file) and writes the evidence folder 'analyze' reads. Each file holds only what the
+file) and writes the evidence folder 'analyze' reads. What shows too little for an
+evidence file (hnsdiag, crictl pods and ps, ctr containers, Get-NetAdapter,
+Get-NetIPInterface, systeminfo, ver, kubectl get nodes) is parsed into import.json. Each file holds only what the
 console showed. import.json says what every block was recognized as, what was parsed,
 which fields were not in the paste (and the exact command that collects them) and which
 lines were left over.`),

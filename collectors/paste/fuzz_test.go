@@ -14,21 +14,26 @@ func seeds(f *testing.F) {
 	f.Add("2024/05/06 07:08:09 GCEMetadataScripts: x: SERVICE_NAME: kubelet\n")
 	f.Add("Extensions : {@{Name=Microsoft Windows 筛选平台}, @{Name=捕获...}}\n")
 	f.Add("I0301 07:13:40.106351    3416 server.go:416] Version: v1.20.15   W0301 07:13:40.121879    3416 server.go:474] x\n")
+	f.Add("NAME           STATUS   ROLES                  AGE     VERSION                         INTERNAL-IP   EXTE\nRNAL-IP   OS-IMAGE\nwinw1          Ready    <none>                 5h36m   v1.23.3   10.20.30.11   <none>        Win\ndows Server 2019\n")
+	f.Add("Name:         iis-1\nNamespace:    default\nContainers:\n  iis:\n    State:  Waiting\n      Reason:  CrashLoopBackOff\nEvents:\n  Type     Reason   Age   From     Message\n  ----     ------   ----  ----     -------\n  Warning  BackOff  2m    kubelet  Back-off\n(extra)\n")
+	f.Add("Networks:\nName             ID\nnat              B5083512-BE1D-4326-B58F-56CA5154E8D5\n\nLoadBalancers:\nID    | Virtual IPs      | Direct IP IDs\n326f  |  10.96.0.1       | ba06\n")
+	f.Add("Configuration for interface \"vEthernet (nat)\"\n    IP Address:      172.28.96.1\n    Subnet Prefix:   172.28.96.0/20 (mask 255.255.240.0)\n")
 }
 
 // FuzzParseList: never panics, every non-blank line ends up in a record or the
 // leftovers, and what it parsed prints back (unwrapped) to the same values.
 func FuzzParseList(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		lv := ParseList(Lines(s))
-		again := ParseList(Lines(FormatList(lv.Records, 0, WordWrap, 0)))
+		lv := p.ParseList(p.Lines(s))
+		again := p.ParseList(p.Lines(FormatList(lv.Records, 0, WordWrap, 0)))
 		assertSame(t, "round trip", plain(lv.Records), plain(again.Records))
 		for _, w := range []int{80, 120} {
-			_ = ParseList(Lines(FormatList(lv.Records, w, ConsoleCut, 2)))
+			_ = p.ParseList(p.Lines(FormatList(lv.Records, w, ConsoleCut, 2)))
 		}
 	})
 }
@@ -51,9 +56,10 @@ func FuzzParseValue(f *testing.F) {
 
 // FuzzParseTable: never panics, and every row has one cell per column.
 func FuzzParseTable(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		tb, ok := ParseTable(Lines(s))
+		tb, ok := p.ParseTable(p.Lines(s))
 		if !ok {
 			return
 		}
@@ -68,15 +74,16 @@ func FuzzParseTable(f *testing.F) {
 // FuzzRecognize: splitting, recognizing, log cleanup and Describe never panic, and
 // every line of the paste lands in exactly one part or is a prompt.
 func FuzzRecognize(f *testing.F) {
+	p := New()
 	seeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, b := range Split(s) {
-			for _, p := range Recognize(b) {
-				if p.Shape == KlogText {
-					_ = LogText(p.Lines)
+		for _, b := range p.Split(s) {
+			for _, pt := range p.Recognize(b) {
+				if pt.Shape == KlogText {
+					_ = p.LogText(pt.Lines)
 				}
 			}
 		}
-		_ = Describe([]byte(s))
+		_ = p.Describe([]byte(s))
 	})
 }

@@ -1,7 +1,6 @@
 package paste
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -14,17 +13,9 @@ type Line struct {
 	No   int    // 1-based line number in the paste
 }
 
-// serialPrefix is what a serial console (GCE's metadata script runner, Azure's boot
-// diagnostics, a syslog relay) puts in front of every line.
-// The prefix ends at exactly one space: what follows may start with spaces of its own.
-var (
-	serialPrefix = regexp.MustCompile(`^\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?Z? [\w.-]+: `)
-	serialSource = regexp.MustCompile(`^[\w.-]+: `)
-)
-
 // Lines splits a paste into lines: CRLF and CR ends, a UTF-8 byte-order mark, markdown
 // fences and quote marks, and serial-console prefixes (when most lines carry one) go.
-func Lines(text string) []Line {
+func (p *Parser) Lines(text string) []Line {
 	text = strings.TrimPrefix(text, "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
@@ -38,7 +29,7 @@ func Lines(text string) []Line {
 			continue
 		}
 		nonEmpty++
-		if serialPrefix.MatchString(l) {
+		if p.serialPrefix.MatchString(l) {
 			serial++
 		}
 		if strings.HasPrefix(l, ">") {
@@ -52,10 +43,10 @@ func Lines(text string) []Line {
 	if stripSerial {
 		first := true
 		for _, l := range raw {
-			if !serialPrefix.MatchString(l) {
+			if !p.serialPrefix.MatchString(l) {
 				continue
 			}
-			src := serialSource.FindString(serialPrefix.ReplaceAllString(l, ""))
+			src := p.serialSource.FindString(p.serialPrefix.ReplaceAllString(l, ""))
 			if first {
 				source, first = src, false
 			}
@@ -68,8 +59,8 @@ func Lines(text string) []Line {
 	stripQuote := quoted > 0 && quoted == nonEmpty
 	out := make([]Line, 0, len(raw))
 	for i, l := range raw {
-		if stripSerial && serialPrefix.MatchString(l) {
-			l = strings.TrimPrefix(serialPrefix.ReplaceAllString(l, ""), source)
+		if stripSerial && p.serialPrefix.MatchString(l) {
+			l = strings.TrimPrefix(p.serialPrefix.ReplaceAllString(l, ""), source)
 		}
 		if stripQuote {
 			l = strings.TrimPrefix(strings.TrimPrefix(l, ">"), " ")

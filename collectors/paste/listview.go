@@ -1,13 +1,6 @@
 package paste
 
-import (
-	"regexp"
-	"strings"
-)
-
-// propLine is "Name<padding> : value" (or "Name :" with nothing after it). Property
-// names stay English whatever the system's language; only values are localized.
-var propLine = regexp.MustCompile(`^( *)([A-Za-z_][A-Za-z0-9_.\-]*)( *) :(?: (.*))?$`)
+import "strings"
 
 // ListView is a parsed Format-List block.
 type ListView struct {
@@ -39,7 +32,7 @@ type rawRecord struct {
 // starting again at a property the record already has, when the blank lines were lost),
 // values wrapped onto continuation lines at any width, mid-word or not, with their
 // indentation kept, lost or changed.
-func ParseList(lines []Line) ListView {
+func (p *Parser) ParseList(lines []Line) ListView {
 	var lv ListView
 	for _, l := range lines {
 		if w := Cells(strings.TrimRight(l.Text, " ")); w > lv.Width {
@@ -54,7 +47,7 @@ func ParseList(lines []Line) ListView {
 			open = false
 			continue
 		}
-		if m := propLine.FindStringSubmatch(l.Text); m != nil {
+		if m := p.propLine.FindStringSubmatch(l.Text); m != nil {
 			colon := len(m[1]) + len(m[2]) + len(m[3])
 			f := rawField{name: m[2], valueCol: colon + 3, first: strings.TrimRight(m[4], " "), head: l.Text}
 			switch {

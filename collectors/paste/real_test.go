@@ -11,7 +11,14 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the goldens in testdata/golden")
+// -update rewrites the goldens (registered here, looked up where needed: no globals).
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the goldens in testdata/golden")
+	}
+}
+
+func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // realOutputs finds the shared folder of real pastes (reference material kept outside
 // the repository); tests that need it skip without it.
@@ -31,6 +38,7 @@ func realOutputs(t *testing.T) string {
 
 // realLists are the real samples that hold a list view.
 func realLists(t *testing.T) map[string][]Line {
+	p := New()
 	dir := realOutputs(t)
 	names, err := filepath.Glob(filepath.Join(dir, "*_list_*.txt"))
 	if err != nil {
@@ -47,7 +55,7 @@ func realLists(t *testing.T) map[string][]Line {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[filepath.Base(n)] = Lines(string(b))
+		out[filepath.Base(n)] = p.Lines(string(b))
 	}
 	return out
 }
@@ -68,7 +76,7 @@ func golden(t *testing.T, name string, got any) {
 	}
 	b = append(b, '\n')
 	p := filepath.Join("testdata", "golden", name+".json")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -89,14 +97,15 @@ func golden(t *testing.T, name string, got any) {
 // TestRealListViews parses every real list-view paste to its golden, and checks that
 // nothing but the text around the output is left over.
 func TestRealListViews(t *testing.T) {
+	p := New()
 	for name, lines := range realLists(t) {
 		t.Run(name, func(t *testing.T) {
-			lv := ParseList(lines)
+			lv := p.ParseList(lines)
 			if len(lv.Records) == 0 {
 				t.Fatal("no records")
 			}
 			for _, l := range lv.Leftover {
-				if propLine.MatchString(l.Text) {
+				if p.propLine.MatchString(l.Text) {
 					t.Errorf("line %d looks like a property but was left over: %q", l.No, l.Text)
 				}
 			}
@@ -109,10 +118,11 @@ func TestRealListViews(t *testing.T) {
 // 120 and 140 columns in each way consoles wrap (PowerShell's word wrap, indentation
 // lost, a console cutting anywhere, indentation added), and expects the same values.
 func TestWrappedListViews(t *testing.T) {
+	p := New()
 	for name, lines := range realLists(t) {
-		recs := ParseList(lines).Records
+		recs := p.ParseList(lines).Records
 		want := plain(recs)
-		flat := ParseList(Lines(FormatList(recs, 0, WordWrap, 0))).Records
+		flat := p.ParseList(p.Lines(FormatList(recs, 0, WordWrap, 0))).Records
 		assertSame(t, name+" unwrapped", want, plain(flat))
 		for _, w := range []int{80, 100, 120, 140} {
 			for _, wrap := range []Wrap{WordWrap, LostIndent, ConsoleCut} {
@@ -121,7 +131,7 @@ func TestWrappedListViews(t *testing.T) {
 						continue
 					}
 					text := FormatList(flat, w, wrap, indent)
-					got := plain(ParseList(Lines(text)).Records)
+					got := plain(p.ParseList(p.Lines(text)).Records)
 					assertSame(t, name+" "+wrapName(wrap)+" at "+strconv.Itoa(w)+" indent "+strconv.Itoa(indent), want, got)
 				}
 			}

@@ -1,9 +1,6 @@
 package paste
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Table is a parsed fixed-width table: PowerShell's Format-Table (a header, a line of
 // dashes under each column) or a CLI's (docker, kubectl, crictl, ctr: a header whose
@@ -50,29 +47,23 @@ func Truncated(cell string) bool {
 	return strings.HasSuffix(cell, "...") || strings.HasSuffix(cell, "…")
 }
 
-var (
-	dashes  = regexp.MustCompile(`^[ -]*-[ -]*$`)
-	colRun  = regexp.MustCompile(`\S+(?: \S+)*`)
-	dashRun = regexp.MustCompile(`-+`)
-)
-
 // ParseTable finds the first table in lines and reads its rows until a blank line (a
 // Format-Table) or the end. A header line is one whose next line is dashes, or the first
 // line whose words are upper-case column names two or more spaces apart.
-func ParseTable(lines []Line) (Table, bool) {
+func (p *Parser) ParseTable(lines []Line) (Table, bool) {
 	for i := 0; i < len(lines); i++ {
 		head := strings.TrimRight(lines[i].Text, " ")
 		if blank(head) {
 			continue
 		}
-		if i+1 < len(lines) && dashes.MatchString(lines[i+1].Text) && strings.Contains(lines[i+1].Text, "-") {
+		if i+1 < len(lines) && p.dashes.MatchString(lines[i+1].Text) && strings.Contains(lines[i+1].Text, "-") {
 			t := Table{Leftover: append([]Line(nil), lines[:i]...)}
-			starts := columnsFromDashes(lines[i+1].Text)
+			starts := p.columnsFromDashes(lines[i+1].Text)
 			t.Columns = cells(head, starts)
 			t.readRows(lines[i+2:], starts, true)
 			return t, len(t.Columns) > 0
 		}
-		if cols := colRun.FindAllStringIndex(head, -1); len(cols) >= 2 && upperHeader(head) {
+		if cols := p.colRun.FindAllStringIndex(head, -1); len(cols) >= 2 && upperHeader(head) {
 			t := Table{Leftover: append([]Line(nil), lines[:i]...)}
 			starts := make([]int, len(cols))
 			for j, c := range cols {
@@ -100,9 +91,9 @@ func upperHeader(s string) bool {
 	return letters >= 4
 }
 
-func columnsFromDashes(d string) []int {
+func (p *Parser) columnsFromDashes(d string) []int {
 	var starts []int
-	for _, m := range dashRun.FindAllStringIndex(d, -1) {
+	for _, m := range p.dashRun.FindAllStringIndex(d, -1) {
 		starts = append(starts, m[0])
 	}
 	return starts

@@ -1,9 +1,6 @@
 package paste
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Block is one command's output in a transcript: the command when a prompt line showed
 // it, and the lines up to the next prompt.
@@ -13,24 +10,17 @@ type Block struct {
 	Lines   []Line
 }
 
-var (
-	// psPrompt: PowerShell's prompt, with the remoting prefix when run through
-	// Enter-PSSession, and markdown residue ("$ " copied from a blog) tolerated.
-	psPrompt = regexp.MustCompile(`^\s*(?:\[([^\]]+)\]: )?PS [A-Za-z]:\\[^>]*> ?(.*)$`)
-	// cmdPrompt: cmd.exe's (C:\k>), and a shell's ($ kubectl ..., user@host:~$ kubectl ...).
-	cmdPrompt   = regexp.MustCompile(`^\s*(?:[A-Za-z]:\\[^>]*>|(?:[\w.-]+@([\w.-]+)(?::[^$#]*)?)?\$) ?(.*)$`)
-	contPrompt  = regexp.MustCompile(`^>> ?(.*)$`)
-	knownVerbs  = regexp.MustCompile(`(?i)^(?:get-|kubectl|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |\.\\|c:\\|&)`)
-	timestampLn = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? `)
-)
-
 // prompt reports whether the line is a prompt and what it ran.
-func prompt(l string) (cmd, host string, ok bool) {
-	if m := psPrompt.FindStringSubmatch(l); m != nil {
+func (p *Parser) prompt(l string) (cmd, host string, ok bool) {
+	if m := p.psPrompt.FindStringSubmatch(l); m != nil {
 		return strings.TrimSpace(m[2]), m[1], true
 	}
-	if m := cmdPrompt.FindStringSubmatch(l); m != nil && knownVerbs.MatchString(strings.TrimSpace(m[2])) {
+	if m := p.cmdPrompt.FindStringSubmatch(l); m != nil && p.knownVerbs.MatchString(strings.TrimSpace(m[2])) {
 		return strings.TrimSpace(m[2]), m[1], true
+	}
+	// A bash prompt's host is where kubectl ran (a Linux machine), not the node.
+	if m := p.shPrompt.FindStringSubmatch(l); m != nil && p.knownVerbs.MatchString(strings.TrimSpace(m[2])) {
+		return strings.TrimSpace(m[2]), "", true
 	}
 	return "", "", false
 }
@@ -38,18 +28,18 @@ func prompt(l string) (cmd, host string, ok bool) {
 // Split cuts a transcript into blocks at its prompt lines. Text before the first prompt
 // (or a paste without any) is one block without a command; Recognize splits such a
 // block further by shape.
-func Split(text string) []Block {
+func (p *Parser) Split(text string) []Block {
 	var out []Block
 	cur := Block{}
-	for _, l := range Lines(text) {
-		if cmd, host, ok := prompt(l.Text); ok {
+	for _, l := range p.Lines(text) {
+		if cmd, host, ok := p.prompt(l.Text); ok {
 			if cur.Command != "" || !allBlank(cur.Lines) {
 				out = append(out, cur)
 			}
 			cur = Block{Command: cmd, Host: host}
 			continue
 		}
-		if m := contPrompt.FindStringSubmatch(l.Text); m != nil && cur.Command != "" && allBlank(cur.Lines) {
+		if m := p.contPrompt.FindStringSubmatch(l.Text); m != nil && cur.Command != "" && allBlank(cur.Lines) {
 			cur.Command += " " + strings.TrimSpace(m[1])
 			continue
 		}

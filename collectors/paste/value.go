@@ -69,9 +69,6 @@ func lookup(fs []Field, name string) (Value, bool) {
 	return Value{}, false
 }
 
-var collapsedTypes = []string{"System.Object[]", "System.Collections.ArrayList", "System.Collections.Hashtable",
-	"System.Management.Automation.PSCustomObject", "System.Collections.Generic.List"}
-
 // ParseValue reads one printed value back: hashtable literals, collections, type names.
 func ParseValue(s string) Value {
 	s = strings.TrimSpace(s)
@@ -99,7 +96,9 @@ func ParseValue(s string) Value {
 }
 
 func isCollapsed(s string) bool {
-	for _, t := range collapsedTypes {
+	// The type names PowerShell prints for what it nested too deep to show.
+	for _, t := range [...]string{"System.Object[]", "System.Collections.ArrayList", "System.Collections.Hashtable",
+		"System.Management.Automation.PSCustomObject", "System.Collections.Generic.List"} {
 		if strings.HasPrefix(s, t) && !strings.ContainsAny(s, " ;=") {
 			return true
 		}

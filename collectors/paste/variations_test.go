@@ -8,11 +8,13 @@ import (
 
 // locales are extension names as localized Windows builds print them (property names
 // stay English): de-DE and zh-CN, the Chinese ones two console cells per character.
-var locales = map[string]*strings.Replacer{
-	"de-DE": strings.NewReplacer("Microsoft Windows Filtering Platform", "Microsoft Windows-Filterplattform",
-		"Microsoft NDIS Capture", "Microsoft-NDIS-Aufzeichnung"),
-	"zh-CN": strings.NewReplacer("Microsoft Windows Filtering Platform", "Microsoft Windows 筛选平台",
-		"Microsoft NDIS Capture", "Microsoft NDIS 捕获", "Microsoft Azure VFP Switch Extension", "Microsoft Azure VFP 交换机扩展"),
+func locales() map[string]*strings.Replacer {
+	return map[string]*strings.Replacer{
+		"de-DE": strings.NewReplacer("Microsoft Windows Filtering Platform", "Microsoft Windows-Filterplattform",
+			"Microsoft NDIS Capture", "Microsoft-NDIS-Aufzeichnung"),
+		"zh-CN": strings.NewReplacer("Microsoft Windows Filtering Platform", "Microsoft Windows 筛选平台",
+			"Microsoft NDIS Capture", "Microsoft NDIS 捕获", "Microsoft Azure VFP Switch Extension", "Microsoft Azure VFP 交换机扩展"),
+	}
 }
 
 // TestLocalizedWrappedVariants localizes each real list view, wraps it every way at
@@ -20,9 +22,10 @@ var locales = map[string]*strings.Replacer{
 // sometimes, a serial-console prefix in front of every line, and expects the localized
 // values back.
 func TestLocalizedWrappedVariants(t *testing.T) {
+	p := New()
 	for name, lines := range realLists(t) {
-		for loc, r := range locales {
-			flat := ParseList(Lines(r.Replace(FormatList(ParseList(lines).Records, 0, WordWrap, 0)))).Records
+		for loc, r := range locales() {
+			flat := p.ParseList(p.Lines(r.Replace(FormatList(p.ParseList(lines).Records, 0, WordWrap, 0)))).Records
 			want := plain(flat)
 			for _, w := range []int{80, 100, 120, 140} {
 				for _, wrap := range []Wrap{WordWrap, LostIndent, ConsoleCut} {
@@ -35,8 +38,8 @@ func TestLocalizedWrappedVariants(t *testing.T) {
 					}
 					for vn, v := range variants {
 						var got []map[string]any
-						for _, b := range Split(v) {
-							for _, p := range Recognize(b) {
+						for _, b := range p.Split(v) {
+							for _, p := range p.Recognize(b) {
 								if len(p.List.Records) > 0 {
 									got = append(got, plain(p.List.Records)...)
 								}
@@ -53,12 +56,13 @@ func TestLocalizedWrappedVariants(t *testing.T) {
 // TestCellsWide: a Chinese character takes two cells; a console that cannot fit one in
 // the last cell moves it to the next line, which is still a cut, not a word break.
 func TestCellsWide(t *testing.T) {
+	p := New()
 	if got := Cells("筛选平台 ab"); got != 11 {
 		t.Errorf("Cells = %d, want 11", got)
 	}
 	recs := []Record{{Fields: []Field{{Name: "Name", Value: Value{Kind: Scalar, Text: strings.Repeat("筛", 30)}}}}}
 	for w := 20; w < 30; w++ {
-		got := ParseList(Lines(FormatList(recs, w, ConsoleCut, 0))).Records
+		got := p.ParseList(p.Lines(FormatList(recs, w, ConsoleCut, 0))).Records
 		assertSame(t, "wide at "+strconv.Itoa(w), plain(recs), plain(got))
 	}
 }
@@ -86,19 +90,20 @@ func TestParseValue(t *testing.T) {
 // TestTables reads a Format-Table with a truncated and a wrapped cell, a CLI table
 // with spaces inside cells, and a right-aligned number.
 func TestTables(t *testing.T) {
+	p := New()
 	ft := "\nStatus   Name               DisplayName\n------   ----               -----------\nRunning  kubelet            kubelet service\nStopped  kube-prox...       kube-proxy service\n                            (wrapped)\n\n"
-	tb, ok := ParseTable(Lines(ft))
+	tb, ok := p.ParseTable(p.Lines(ft))
 	if !ok || len(tb.Rows) != 2 || tb.Get(tb.Rows[1], "Name") != "kube-prox..." || !Truncated(tb.Get(tb.Rows[1], "Name")) ||
 		tb.Get(tb.Rows[1], "DisplayName") != "kube-proxy service (wrapped)" {
 		t.Errorf("Format-Table: %+v", tb)
 	}
 	cli := "NAME    STATUS   ROLES    AGE   VERSION   OS-IMAGE\nnode/a  Ready    <none>   5d    v1.23.1   Windows Server 2019 Datacenter\n"
-	tb, ok = ParseTable(Lines(cli))
+	tb, ok = p.ParseTable(p.Lines(cli))
 	if !ok || tb.Get(tb.Rows[0], "OS-IMAGE") != "Windows Server 2019 Datacenter" || tb.Get(tb.Rows[0], "NAME") != "node/a" {
 		t.Errorf("CLI table: %+v", tb)
 	}
 	route := "\nDestinationPrefix RouteMetric\n----------------- -----------\n0.0.0.0/0                 256\n"
-	tb, ok = ParseTable(Lines(route))
+	tb, ok = p.ParseTable(p.Lines(route))
 	if !ok || tb.Get(tb.Rows[0], "RouteMetric") != "256" {
 		t.Errorf("right-aligned: %+v", tb)
 	}
@@ -106,20 +111,21 @@ func TestTables(t *testing.T) {
 
 // TestDescribe names what a paste in a JSON slot is, and says nothing for JSON.
 func TestDescribe(t *testing.T) {
+	p := New()
 	for name, lines := range realLists(t) {
 		var b strings.Builder
 		for _, l := range lines {
 			b.WriteString(l.Text + "\n")
 		}
-		d := Describe([]byte(b.String()))
+		d := p.Describe([]byte(b.String()))
 		if !strings.Contains(d, "list view") || !strings.Contains(d, "wintroubleshoot import") {
 			t.Errorf("%s: Describe = %q", name, d)
 		}
 	}
-	if d := Describe([]byte(`[{"Name": "nat"}]`)); d != "" {
-		t.Errorf("Describe(JSON) = %q", d)
+	if d := p.Describe([]byte(`[{"Name": "nat"}]`)); d != "" {
+		t.Errorf("p.Describe(JSON) = %q", d)
 	}
-	if d := Describe([]byte("REPOSITORY   TAG   IMAGE ID   CREATED   SIZE\nnanoserver   1809   e9bbec97e222   7 days ago   250MB\n")); !strings.Contains(d, "docker images") {
-		t.Errorf("Describe(docker images) = %q", d)
+	if d := p.Describe([]byte("REPOSITORY   TAG   IMAGE ID   CREATED   SIZE\nnanoserver   1809   e9bbec97e222   7 days ago   250MB\n")); !strings.Contains(d, "docker images") {
+		t.Errorf("p.Describe(docker images) = %q", d)
 	}
 }

@@ -24,13 +24,12 @@ const (
 	whyCut       = "the table cut the cell short (...)"
 )
 
-var intText = regexp.MustCompile(`^-?[0-9]{1,18}$`)
-
 // conv turns list-view values into the JSON ConvertTo-Json would have printed, leaving
 // out what the console did not show and recording it.
 type conv struct {
 	item    string
 	missing []Missing
+	intText *regexp.Regexp // a number PowerShell printed
 }
 
 func (c *conv) miss(field, why string) {
@@ -48,7 +47,7 @@ func (c *conv) value(path string, v paste.Value) (any, bool) {
 			return true, true
 		case v.Text == "False":
 			return false, true
-		case intText.MatchString(v.Text):
+		case c.intText.MatchString(v.Text):
 			return json.Number(v.Text), true
 		}
 		return v.Text, true
@@ -87,14 +86,14 @@ func (c *conv) fields(prefix string, fs []paste.Field) map[string]any {
 
 // records converts list-view records; needs are the fields the evidence's decoder
 // reads, so their absence is reported.
-func records(recs []paste.Record, label string, needs []string) ([]map[string]any, []Missing) {
+func (r *reader) records(recs []paste.Record, label string, needs []string) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var missing []Missing
-	for i, r := range recs {
-		c := conv{item: itemName(label, r, i)}
-		out = append(out, c.fields("", r.Fields))
+	for i, rec := range recs {
+		c := conv{item: itemName(label, rec, i), intText: r.intText}
+		out = append(out, c.fields("", rec.Fields))
 		for _, n := range needs {
-			if _, ok := r.Get(n); !ok {
+			if _, ok := rec.Get(n); !ok {
 				c.miss(n, whyAbsent)
 			}
 		}
@@ -115,12 +114,12 @@ func itemName(label string, r paste.Record, i int) string {
 // services converts a Get-Service list or table: Name, Status and, when shown,
 // StartType. A table cell cut short ("kube-prox...") is not a name, so its row is left
 // out rather than guessed.
-func services(p paste.Part) ([]map[string]any, []Missing) {
+func (r *reader) services(p paste.Part) ([]map[string]any, []Missing) {
 	// Get-Service has no command line or nssm environment; the probes read both
 	// (kube-proxy's --network-name, KUBE_NETWORK).
 	needs := []string{"Name", "Status", "StartType", "PathName", "AppParameters", "AppEnvironmentExtra"}
 	if p.Shape == paste.ServiceList {
-		return records(p.List.Records, "service", needs)
+		return r.records(p.List.Records, "service", needs)
 	}
 	var out []map[string]any
 	var missing []Missing
@@ -185,16 +184,20 @@ type column struct {
 	from  []string
 }
 
-var (
-	routeColumns = []column{{"DestinationPrefix", nil}, {"NextHop", nil}, {"InterfaceAlias", nil},
+// routeColumns are routes.json's fields.
+func routeColumns() []column {
+	return []column{{"DestinationPrefix", nil}, {"NextHop", nil}, {"InterfaceAlias", nil},
 		{"ifIndex", []string{"InterfaceIndex"}}, {"RouteMetric", nil}}
-	addressColumns = []column{{"IPAddress", nil}, {"PrefixLength", nil}, {"InterfaceAlias", nil},
-		{"ifIndex", []string{"InterfaceIndex"}}}
-)
+}
+
+// addressColumns are ip-addresses.json's fields.
+func addressColumns() []column {
+	return []column{{"IPAddress", nil}, {"PrefixLength", nil}, {"InterfaceAlias", nil}, {"ifIndex", []string{"InterfaceIndex"}}}
+}
 
 // selected converts a list or table of flat values (Get-NetRoute, Get-NetIPAddress)
 // into the fields the evidence's Select would have kept. A cell cut short is left out.
-func selected(p paste.Part, label string, cols []column) ([]map[string]any, []Missing) {
+func (r *reader) selected(p paste.Part, label string, cols []column) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var missing []Missing
 	add := func(item string, get func(string) (string, bool)) {
@@ -232,19 +235,19 @@ func selected(p paste.Part, label string, cols []column) ([]map[string]any, []Mi
 	return out, missing
 }
 
-var allFlag = regexp.MustCompile(`(?:^|\s)(?:-a|--all|-\w*a\w*)(?:\s|$)`)
-
 // dockerStates turns docker ps's STATUS column into the State docker's JSON has.
-var dockerStates = []struct{ prefix, state string }{
-	{"Up ", "running"}, {"Exited", "exited"}, {"Created", "created"}, {"Restarting", "restarting"},
-	{"Removal", "removing"}, {"Dead", "dead"},
+func dockerStates() []struct{ prefix, state string } {
+	return []struct{ prefix, state string }{
+		{"Up ", "running"}, {"Exited", "exited"}, {"Created", "created"}, {"Restarting", "restarting"},
+		{"Removal", "removing"}, {"Dead", "dead"},
+	}
 }
 
 // containers converts `docker ps -a`: ID, Names and the State its STATUS implies. Only
 // with -a does the table list the stopped containers the probes look for, so a paste
 // without it (or without its command line) is reported, not written.
-func containers(p paste.Part) ([]map[string]any, []Missing, bool) {
-	if !allFlag.MatchString(p.Command) {
+func (r *reader) containers(p paste.Part) ([]map[string]any, []Missing, bool) {
+	if !r.allFlag.MatchString(p.Command) {
 		return nil, nil, false
 	}
 	t := p.Table
@@ -257,7 +260,7 @@ func containers(p paste.Part) ([]map[string]any, []Missing, bool) {
 			continue
 		}
 		c := map[string]any{"ID": id, "Names": names, "Status": status}
-		for _, s := range dockerStates {
+		for _, s := range dockerStates() {
 			if strings.HasPrefix(status, s.prefix) {
 				c["State"] = s.state
 				if strings.Contains(status, "(Paused)") {

@@ -13,49 +13,62 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden")
+// -update rewrites the goldens (registered here, looked up where needed: no globals).
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite testdata/golden")
+	}
+}
+
+func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // TestRealImportGoldens imports every real sample and compares the evidence files and
 // the report with their goldens; for each list view it checks that every property the
 // console printed is in the JSON or in the report's missing fields.
 func TestRealImportGoldens(t *testing.T) {
-	names := realNames(t)
-	for _, name := range names {
+	for _, name := range realNames(t) {
 		in := realSample(t, name)
-		res, err := importer.Import([]importer.Input{in}, importer.Options{Node: "win-1"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files := map[string]any{}
-		for p, b := range res.Files {
-			var v any
-			if json.Unmarshal(b, &v) == nil {
-				files[p] = v
-			} else {
-				files[p] = strings.Split(string(b), "\n")
-			}
-		}
-		checkNoLoss(t, name, in, res)
-		got, err := json.MarshalIndent(map[string]any{"report": res.Report, "files": files}, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, '\n')
-		p := filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".json")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(p)
-		if err != nil || !bytes.Equal(want, got) {
-			t.Errorf("%s: import differs from %s (go test -update rewrites it): %v\n%s", name, p, err, got)
+		importGolden(t, in, filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".json"))
+	}
+}
+
+// importGolden imports one paste and compares the evidence files and the report with
+// the golden at path (go test -update rewrites it).
+func importGolden(t *testing.T, in importer.Input, p string) importer.Result {
+	t.Helper()
+	res, err := importer.Import([]importer.Input{in}, importer.Options{Node: "win-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]any{}
+	for fp, b := range res.Files {
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			files[fp] = v
+		} else {
+			files[fp] = strings.Split(string(b), "\n")
 		}
 	}
+	checkNoLoss(t, in.Name, in, res)
+	got, err := json.MarshalIndent(map[string]any{"report": res.Report, "files": files}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want, err := os.ReadFile(p)
+	if err != nil || !bytes.Equal(want, got) {
+		t.Errorf("%s: import differs from %s (go test -update rewrites it): %v\n%s", in.Name, p, err, got)
+	}
+	return res
 }
 
 func realNames(t *testing.T) []string {
@@ -83,8 +96,9 @@ func realNames(t *testing.T) []string {
 func checkNoLoss(t *testing.T, name string, in importer.Input, res importer.Result) {
 	t.Helper()
 	bi := 0
-	for _, b := range paste.Split(string(in.Data)) {
-		for _, p := range paste.Recognize(b) {
+	pp := paste.New()
+	for _, b := range pp.Split(string(in.Data)) {
+		for _, p := range pp.Recognize(b) {
 			rep := res.Report.Blocks[bi]
 			bi++
 			if len(p.List.Records) == 0 || rep.Evidence == "" {

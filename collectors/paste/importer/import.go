@@ -7,7 +7,6 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -81,10 +80,11 @@ func Import(inputs []Input, opt Options) (Result, error) {
 		part paste.Part
 		host string
 	}
+	r := newReader()
 	var pieces []piece
 	for _, in := range inputs {
-		for _, b := range paste.Split(string(in.Data)) {
-			for _, p := range paste.Recognize(b) {
+		for _, b := range r.paste.Split(string(in.Data)) {
+			for _, p := range r.paste.Recognize(b) {
 				pieces = append(pieces, piece{in.Name, p, b.Host})
 			}
 		}
@@ -94,7 +94,7 @@ func Import(inputs []Input, opt Options) (Result, error) {
 	if opt.Node == "" {
 		res.Report.Node, res.Report.NodeFrom = DefaultNode, "default (the paste does not name its node: use --node)"
 		for _, pc := range pieces {
-			if n, from := nodeName(pc.part, pc.host); n != "" {
+			if n, from := r.nodeName(pc.part, pc.host); n != "" {
 				res.Report.Node, res.Report.NodeFrom = n, from
 				break
 			}
@@ -105,7 +105,7 @@ func Import(inputs []Input, opt Options) (Result, error) {
 	}
 	written := map[string]int{} // evidence path -> block index that wrote it
 	for _, pc := range pieces {
-		br := convert(&res, pc.part, res.Report.Node)
+		br := r.convert(&res, pc.part, res.Report.Node)
 		br.Source = pc.src
 		br.Lines = lineRange(pc.part.Lines)
 		br.Command = pc.part.Command
@@ -120,16 +120,14 @@ func Import(inputs []Input, opt Options) (Result, error) {
 	return res, nil
 }
 
-var machineLine = regexp.MustCompile(`^Running on machine: (\S+)`)
-
 // nodeName finds the node a block names: a remoting prompt's computer, a klog header's
 // machine, a describe's Name.
-func nodeName(p paste.Part, host string) (string, string) {
+func (r *reader) nodeName(p paste.Part, host string) (string, string) {
 	if host != "" {
 		return strings.ToLower(host), "the remoting prompt [" + host + "]"
 	}
 	for _, l := range p.Lines {
-		if m := machineLine.FindStringSubmatch(l.Text); m != nil && p.Shape == paste.KlogText && p.Component != "antrea-agent" {
+		if m := r.machineLine.FindStringSubmatch(l.Text); m != nil && p.Shape == paste.KlogText && p.Component != "antrea-agent" {
 			return strings.ToLower(m[1]), "the klog header (Running on machine)"
 		}
 	}
@@ -144,7 +142,7 @@ func lineRange(ls []paste.Line) string {
 }
 
 // convert turns one recognized part into its evidence file and says what it did.
-func convert(res *Result, p paste.Part, node string) BlockReport {
+func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	br := BlockReport{Recognized: string(p.Shape)}
 	var key evidence.Ref
 	var doc any
@@ -152,16 +150,16 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 	switch p.Shape {
 	case paste.HNSNetworkList:
 		key = evidence.HNSNetworks()
-		doc, missing = listDoc(p, "network", "ID", "Name", "Type", "Subnets", "State")
+		doc, missing = r.listDoc(p, "network", "ID", "Name", "Type", "Subnets", "State")
 	case paste.HNSEndpointList:
 		key = evidence.HNSEndpoints()
-		doc, missing = listDoc(p, "endpoint", "ID", "Name", "IPAddress", "VirtualNetwork", "State")
+		doc, missing = r.listDoc(p, "endpoint", "ID", "Name", "IPAddress", "VirtualNetwork", "State")
 	case paste.HNSPolicyList:
 		key = evidence.HNSPolicies()
-		doc, missing = listDoc(p, "policy list", "ID", "Policies", "References")
+		doc, missing = r.listDoc(p, "policy list", "ID", "Policies", "References")
 	case paste.ProcessList:
 		key = evidence.Processes()
-		doc, missing = listDoc(p, "process", "Name", "ProcessId", "CommandLine")
+		doc, missing = r.listDoc(p, "process", "Name", "ProcessId", "CommandLine")
 	case paste.HostList:
 		// The host snippet's own object, pasted without ConvertTo-Json: one record.
 		key = evidence.Host()
@@ -170,36 +168,36 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 			return br
 		}
 		var recs []map[string]any
-		recs, missing = records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
+		recs, missing = r.records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
 		doc = recs[0]
 	case paste.ServiceList, paste.ServiceTable:
 		key = evidence.Services()
-		doc, missing = services(p)
+		doc, missing = r.services(p)
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.NetRoutes:
 		key = evidence.Routes()
-		doc, missing = selected(p, "route", routeColumns)
+		doc, missing = r.selected(p, "route", routeColumns())
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.NetIPAddresses:
 		key = evidence.IPAddresses()
-		doc, missing = selected(p, "address", addressColumns)
+		doc, missing = r.selected(p, "address", addressColumns())
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.Ipconfig:
 		key = evidence.IPAddresses()
-		doc, missing = ipconfigAddresses(p.Lines)
+		doc, missing = r.ipconfigAddresses(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.RoutePrint:
 		key = evidence.Routes()
-		doc, missing = routePrint(p.Lines)
+		doc, missing = r.routePrint(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.ScQuery:
 		key = evidence.Services()
-		doc, missing = scServices(p.Lines)
+		doc, missing = r.scServices(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.DockerPs:
 		var ok bool
 		var rows []map[string]any
-		rows, missing, ok = containers(p)
+		rows, missing, ok = r.containers(p)
 		if !ok {
 			br.Parsed, br.Recollect = len(p.Table.Rows), evidence.Containers().Meta().Command
 			br.Note = "docker ps without -a (or without its command line) does not list stopped containers, so it is not written as " + evidence.FileContainers
@@ -211,43 +209,26 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.Images()
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
-	case paste.KubectlNodes:
-		// Not written: a node object without its podCIDR, taints and conditions would
-		// have the probes judge what the table does not show (an empty podCIDR fails,
-		// a Ready node with an unhealthy condition passes). The parsed rows stay here.
-		items, _ := nodesFromTable(p.Table)
-		br.Parsed, br.Values = len(items), items
-		br.Leftover = leftovers(p.Table.Leftover)
-		br.Recollect = evidence.Nodes().Meta().Command
-		br.Note = "a node table shows no podCIDR, taints or conditions but Ready, so it is not written as " + evidence.PathNodes + "; paste `kubectl describe nodes` or the command in recollect"
-		return br
+	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
+		paste.NetAdapters, paste.NetIPInterfaces:
+		return r.valuesBlock(p, br)
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any
-		items, missing = nodesFromDescribe(p.Lines)
+		items, missing = r.nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)
-	case paste.HnsDiag:
-		// Names and IDs only: no subnets or types for HNS-NETWORK to judge.
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.HNSNetworks().Meta().Command
-		br.Note = "hnsdiag lists names and IDs only (no types or subnets), so it is not written as evidence"
-		return br
-	case paste.NetshDump:
-		v := netshDump(p.Lines)
-		br.Parsed = len(v["routes"].([]map[string]string)) + len(v["addresses"].([]map[string]string))
-		br.Values, br.Recollect = v, evidence.Routes().Meta().Command+"; "+evidence.IPAddresses().Meta().Command
-		br.Note = "netsh dump holds only the persistent configuration (no DHCP or HNS routes and addresses), so it is kept in values, not written as evidence"
-		return br
-	case paste.WinVersion:
-		br.Values = windowsBuild(p.Lines)
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host().Meta().Command
-		br.Note = "the OS build alone is not host.json (no computer name or boot time); it is kept in values"
-		return br
+	case paste.DescribePod:
+		return r.describePodBlock(res, p, node, br)
+	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
+		return r.runtimeBlock(res, p, node, br)
+	case paste.NetshShow:
+		return r.netshBlock(res, p, node, br)
 	case paste.KlogText:
-		return logBlock(res, p, node, br)
+		return r.logBlock(res, p, node, br)
 	case paste.JSONText, paste.YAMLText:
-		return jsonBlock(res, p, node, br)
+		return r.jsonBlock(res, p, node, br)
 	default:
-		return unrecognized(p, br)
+		return r.unrecognized(p, br)
 	}
 	if lv := p.List; len(lv.Records) > 0 {
 		br.Parsed = len(lv.Records)
@@ -263,8 +244,8 @@ func convert(res *Result, p paste.Part, node string) BlockReport {
 	return write(res, key, node, append(b, '\n'), missing, br)
 }
 
-func listDoc(p paste.Part, label string, needs ...string) (any, []Missing) {
-	recs, missing := records(p.List.Records, label, needs)
+func (r *reader) listDoc(p paste.Part, label string, needs ...string) (any, []Missing) {
+	recs, missing := r.records(p.List.Records, label, needs)
 	if recs == nil {
 		recs = []map[string]any{}
 	}
@@ -297,7 +278,7 @@ func write(res *Result, key evidence.Ref, node string, b []byte, missing []Missi
 	return br
 }
 
-func logBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
+func (r *reader) logBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	var key evidence.Ref
 	switch p.Component {
 	case "kubelet":
@@ -309,7 +290,7 @@ func logBlock(res *Result, p paste.Part, node string, br BlockReport) BlockRepor
 		br.Parsed = len(p.Lines)
 		return br
 	}
-	text := paste.LogText(p.Lines)
+	text := r.paste.LogText(p.Lines)
 	br.Parsed = strings.Count(text, "\n")
 	return write(res, key, node, []byte(text), nil, br)
 }
@@ -321,12 +302,12 @@ func orUnknown(s string) string {
 	return s
 }
 
-func unrecognized(p paste.Part, br BlockReport) BlockReport {
+func (r *reader) unrecognized(p paste.Part, br BlockReport) BlockReport {
 	br.FirstLines = firstLines(p.Lines)
 	if br.Recognized == "" {
 		br.Recognized = "unrecognized"
 	}
-	if key, ok := keyForCommand(p.Command); ok {
+	if key, ok := r.keyForCommand(p.Command); ok {
 		br.Recollect = key.Meta().Command
 		br.Note = "the output of this command is not in a form the importer reads; paste the output of the command in recollect"
 		return br

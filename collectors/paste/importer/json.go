@@ -12,27 +12,29 @@ import (
 )
 
 // jsonCommands map a pasted JSON command to the evidence it is.
-var jsonCommands = []struct {
-	re  *regexp.Regexp
-	key func() evidence.Ref
-}{
-	{regexp.MustCompile(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
-	{regexp.MustCompile(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
-	{regexp.MustCompile(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
-	{regexp.MustCompile(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.Services() }},
-	{regexp.MustCompile(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
-	{regexp.MustCompile(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
-	{regexp.MustCompile(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
-	{regexp.MustCompile(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.Nodes() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
-	{regexp.MustCompile(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
+func jsonCommands(re func(string) *regexp.Regexp) []jsonCommand {
+	return []jsonCommand{
+		{re(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
+		{re(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
+		{re(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
+		{re(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.Services() }},
+		{re(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
+		{re(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
+		{re(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
+		{re(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
+		{re(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.Nodes() }},
+		{re(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
+		{re(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
+		{re(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
+		{re(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
+		// The CNI config as the node has it (Get-Content, type, cat of a file under a cni
+		// or net.d folder).
+		{re(`(?i)^(?:get-content|gc|cat|type)\b.*(?:cni|net\.d)`), func() evidence.Ref { return evidence.CNIConfig() }},
+	}
 }
 
-func keyForCommand(cmd string) (evidence.Ref, bool) {
-	for _, c := range jsonCommands {
+func (r *reader) keyForCommand(cmd string) (evidence.Ref, bool) {
+	for _, c := range r.jsonCommands {
 		if c.re.MatchString(cmd) {
 			return c.key(), true
 		}
@@ -42,7 +44,7 @@ func keyForCommand(cmd string) (evidence.Ref, bool) {
 
 // jsonBlock stores pasted JSON (or kubectl YAML, as JSON) under the evidence its
 // command or its kind says it is.
-func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
+func (r *reader) jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	var b strings.Builder
 	for _, l := range p.Lines {
 		b.WriteString(l.Text + "\n")
@@ -57,7 +59,7 @@ func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockRepo
 		}
 		data = j
 	}
-	key, ok := keyForCommand(p.Command)
+	key, ok := r.keyForCommand(p.Command)
 	if !ok {
 		key, ok = keyForKind(data)
 	}
@@ -73,11 +75,18 @@ func jsonBlock(res *Result, p paste.Part, node string, br BlockReport) BlockRepo
 // keyForKind tells kubectl output by its kind (a List by its first item's).
 func keyForKind(data []byte) (evidence.Ref, bool) {
 	var doc struct {
-		Kind  string
-		Items []struct{ Kind string }
+		Kind       string
+		Items      []struct{ Kind string }
+		CNIVersion string          `json:"cniVersion"`
+		Type       string          `json:"type"`
+		Plugins    json.RawMessage `json:"plugins"`
 	}
 	if json.Unmarshal(data, &doc) != nil {
 		return nil, false
+	}
+	if doc.CNIVersion != "" && (doc.Type != "" || len(doc.Plugins) > 0) {
+		// A CNI config or conflist: complete as printed (whitespace and line ends aside).
+		return evidence.CNIConfig(), true
 	}
 	kind := strings.TrimSuffix(doc.Kind, "List")
 	if kind == "" && len(doc.Items) > 0 {

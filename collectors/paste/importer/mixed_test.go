@@ -2,15 +2,11 @@ package importer_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"io/fs"
-	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
 
@@ -32,16 +28,23 @@ type console struct {
 	prefix string // put before every line (a serial console)
 	prompt string
 	nodes  string // how cluster/nodes.json is pasted: "describe", "wide", or "" (kept as JSON)
-	routes string // "" for Get-NetRoute, "route-print-de" for a German route print
+	routes string // "" for Get-NetRoute, "route-print-de" for a German route print, "netsh" for netsh show route
+	// runtime prints a containerd node's images as `ctr -n k8s.io images ls` and its
+	// sandboxes as `crictl pods` (kept in the report: no UIDs).
+	runtime bool
+	// pods prints the cluster's pods and their events as `kubectl describe pods`.
+	pods bool
 }
 
-var consoles = []console{
-	{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe"},
-	{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide"},
-	{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
-		prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
-	// No prompt lines at all: the blocks are told apart by their shapes.
-	{name: "no-prompts-140", width: 140, wrap: paste.WordWrap, nodes: "describe"},
+func consoles() []console {
+	return []console{
+		{name: "ps-120", width: 120, wrap: paste.WordWrap, prompt: `PS C:\k> `, nodes: "describe", runtime: true, pods: true},
+		{name: "ps-80-lost-indent", width: 80, wrap: paste.LostIndent, prompt: `[win-x]: PS C:\Users\Administrator\Documents> `, nodes: "wide", routes: "netsh"},
+		{name: "serial-100-cut", width: 100, wrap: paste.ConsoleCut, prompt: `PS C:\> `,
+			prefix: "2024/05/06 07:08:09 GCEMetadataScripts: windows-startup-script-ps1: ", nodes: "yaml", routes: "route-print-de"},
+		// No prompt lines at all: the blocks are told apart by their shapes.
+		{name: "no-prompts-140", width: 140, wrap: paste.WordWrap, nodes: "describe"},
+	}
 }
 
 // run is the prompt line of a command; a paste without prompts has a blank line there.
@@ -118,6 +121,14 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	}
 	if data, ok := read(evidence.FileImages); ok && dockerImages(t, data, &b, c) {
 		replaced = append(replaced, evidence.FileImages)
+	} else if table, ok := ctrImagesTable(t, data); ok && c.runtime {
+		b.WriteString(c.run("ctr -n k8s.io images ls") + table)
+		replaced = append(replaced, evidence.FileImages)
+	}
+	if data, ok := read(evidence.FileContainers); ok && c.runtime {
+		if table, ok := crictlPodsTable(data); ok {
+			b.WriteString(c.run("crictl pods") + table)
+		}
 	}
 	// Without its command line, docker ps may lack -a: the importer leaves it out.
 	if data, ok := read(evidence.FileContainers); ok && dockerPs(t, data, &b, c) && c.prompt != "" {
@@ -136,9 +147,12 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		for _, r := range routes {
 			rows = append(rows, []string{strconv.Itoa(r.IfIndex), r.DestinationPrefix, r.NextHop, strconv.Itoa(r.RouteMetric), "15", "ActiveStore"})
 		}
-		if c.routes == "route-print-de" {
+		switch c.routes {
+		case "route-print-de":
 			b.WriteString(c.run("route print -4") + routePrintDE(t, routes))
-		} else {
+		case "netsh":
+			b.WriteString(c.run("netsh interface ipv4 show route") + netshRoutes(routes))
+		default:
 			// The default view: no InterfaceAlias, which the report then says.
 			b.WriteString(c.run("Get-NetRoute -AddressFamily IPv4"))
 			b.WriteString(paste.FormatTable([]string{"ifIndex", "DestinationPrefix", "NextHop", "RouteMetric", "ifMetric", "PolicyStore"}, rows))
@@ -163,6 +177,11 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		}
 		b.WriteString(c.run("Get-NetIPAddress -AddressFamily IPv4") + paste.FormatList(recs, c.width, c.wrap, 0))
 		replaced = append(replaced, evidence.FileIPAddresses)
+	}
+	// The CNI config as Get-Content prints it (a prompt says which file it is).
+	if data, ok := read(evidence.FileCNIConfig); ok && c.prompt != "" && len(data) > 0 {
+		b.WriteString(c.run(`Get-Content C:\k\cni\config\cni.conf`) + strings.TrimRight(string(data), "\r\n") + "\n")
+		replaced = append(replaced, evidence.FileCNIConfig)
 	}
 	for _, log := range []string{evidence.FileKubeletLog, evidence.FileKubeProxyLog} {
 		if data, ok := read(log); ok && len(data) > 0 {
@@ -190,8 +209,15 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			b.WriteString(c.run("kubectl get nodes -o yaml") + string(y))
 			replaced = append(replaced, evidence.PathNodes)
 		default:
-			// Imported into the report only (see TestNodeTableNotWritten): nodes.json stays.
-			b.WriteString("$ kubectl get nodes -o wide\n" + wideNodes(nodes))
+			// Imported into the report only (see TestNodeTableNotWritten): nodes.json
+			// stays. The terminal is as narrow as the console and cuts the rows.
+			b.WriteString("$ kubectl get nodes -o wide\n" + paste.TerminalWrap(wideNodes(nodes), c.width, true))
+		}
+	}
+	if c.pods {
+		if text, ok := podsAndEvents(t, tree); ok {
+			b.WriteString("user@bastion:~$ kubectl describe pods -A\n" + text)
+			replaced = append(replaced, evidence.PathEvents)
 		}
 	}
 	text := b.String()
@@ -202,105 +228,12 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	return text, replaced
 }
 
-// routePrintDE prints routes the way a German `route print -4` does.
-func routePrintDE(t *testing.T, routes []struct {
-	DestinationPrefix, NextHop, InterfaceAlias string
-	IfIndex                                    int `json:"ifIndex"`
-	RouteMetric                                int
-}) string {
-	var b strings.Builder
-	b.WriteString("===========================================================================\nSchnittstellenliste\n 14...00 15 5d 2b 1f 00 ......Hyper-V Virtual Ethernet Adapter #2\n" +
-		"===========================================================================\n\nIPv4-Routentabelle\n" +
-		"===========================================================================\nAktive Routen:\n")
-	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "     Netzwerkziel\tNetzwerkmaske\tGateway\tSchnittstelle\tMetrik\t")
-	for _, r := range routes {
-		p, err := netip.ParsePrefix(r.DestinationPrefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mask := net.IP(net.CIDRMask(p.Bits(), 32)).String()
-		gw := r.NextHop
-		if gw == "0.0.0.0" {
-			gw = "Auf Verbindung"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t10.240.0.30\t%d\t\n", p.Addr(), mask, gw, r.RouteMetric+15)
-	}
-	_ = w.Flush()
-	b.WriteString("===========================================================================\nStändige Routen:\n  Keine\n")
-	return b.String()
-}
-
-// dockerPs prints `docker ps -a --no-trunc` for docker's JSON lines; crictl pods
-// (another shape) stay JSON.
-func dockerPs(t *testing.T, data []byte, b *strings.Builder, c console) bool {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	var rows []map[string]string
-	for dec.More() {
-		var row map[string]any
-		if err := dec.Decode(&row); err != nil {
-			return false
-		}
-		if _, ok := row["Names"]; !ok {
-			return false
-		}
-		s := map[string]string{}
-		for k, v := range row {
-			s[k] = fmt.Sprint(v)
-		}
-		rows = append(rows, s)
-	}
-	if len(rows) == 0 {
-		return false
-	}
-	b.WriteString(c.run("docker ps -a --no-trunc"))
-	w := tabwriter.NewWriter(b, 0, 1, 3, ' ', 0)
-	fmt.Fprintln(w, "CONTAINER ID\tIMAGE\tCOMMAND\tCREATED\tSTATUS\tPORTS\tNAMES")
-	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r["ID"], r["Image"], r["Command"], r["RunningFor"], r["Status"], r["Ports"], r["Names"])
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return true
-}
-
-func field(name, text string) paste.Field {
-	return paste.Field{Name: name, Value: paste.ParseValue(text)}
-}
-
-// dockerImages prints `docker images` for docker image inspect evidence; crictl
-// evidence (another shape) is left as JSON.
-func dockerImages(t *testing.T, data []byte, b *strings.Builder, c console) bool {
-	var imgs []struct {
-		Id       string
-		RepoTags []string
-	}
-	if err := json.Unmarshal(data, &imgs); err != nil || len(imgs) == 0 || imgs[0].Id == "" {
-		return false
-	}
-	// docker's table writer: text/tabwriter, columns at least 20 wide, 3 spaces apart.
-	b.WriteString(c.run("docker images"))
-	w := tabwriter.NewWriter(b, 20, 1, 3, ' ', 0)
-	fmt.Fprintln(w, "REPOSITORY\tTAG\tIMAGE ID\tCREATED\tSIZE")
-	for _, im := range imgs {
-		id := strings.TrimPrefix(im.Id, "sha256:")[:12]
-		for _, tag := range im.RepoTags {
-			i := strings.LastIndex(tag, ":")
-			fmt.Fprintf(w, "%s\t%s\t%s\t7 days ago\t258MB\n", tag[:i], tag[i+1:], id)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return true
-}
-
 // TestMixedTranscripts renders every scenario's node evidence as pasted console text,
 // imports it, and judges it: every finding must equal the JSON evidence's, or be a skip
 // (the paste did not show something), and a paste never fails where JSON does not.
 func TestMixedTranscripts(t *testing.T) {
 	same, skipped := 0, 0
+	imported := map[string]int{} // evidence path (node part dropped) -> transcripts that gave it
 	for _, name := range scenarios.Names() {
 		tree, meta, _, err := scenarios.Load(name)
 		if err != nil {
@@ -310,7 +243,7 @@ func TestMixedTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range consoles {
+		for _, c := range consoles() {
 			files := copyTree(t, tree)
 			for _, node := range meta.Nodes {
 				text, replaced := transcript(t, tree, node, c)
@@ -320,7 +253,7 @@ func TestMixedTranscripts(t *testing.T) {
 				}
 				for _, r := range replaced {
 					p := evidence.NodeFile(node, r)
-					if r == evidence.PathNodes {
+					if r == evidence.PathNodes || r == evidence.PathEvents {
 						p = r
 					}
 					if _, ok := res.Files[p]; !ok {
@@ -328,6 +261,7 @@ func TestMixedTranscripts(t *testing.T) {
 						t.Fatalf("%s/%s: %s was pasted but not imported:\n%s", name, c.name, p, rep)
 					}
 					delete(files, p)
+					imported[c.name+" "+r]++
 				}
 				for p, b := range res.Files {
 					files[p] = &fstest.MapFile{Data: b}
@@ -345,6 +279,15 @@ func TestMixedTranscripts(t *testing.T) {
 	if same == 0 {
 		t.Fatal("no finding matched: the pasted evidence was not read")
 	}
+	// Each way of pasting was rendered and read somewhere: describe pods (events),
+	// ctr images, netsh routes, the German route print, the CNI config.
+	for _, k := range []string{"ps-120 " + evidence.PathEvents, "ps-120 " + evidence.FileImages, "ps-80-lost-indent " + evidence.FileRoutes,
+		"serial-100-cut " + evidence.FileRoutes, "ps-120 " + evidence.FileCNIConfig} {
+		if imported[k] == 0 {
+			t.Errorf("no transcript imported %s", k)
+		}
+	}
+	t.Logf("imported: %v", imported)
 }
 
 func compare(t *testing.T, what string, want, got []probes.Finding) (same, skipped int) {

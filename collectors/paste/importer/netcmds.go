@@ -2,42 +2,31 @@ package importer
 
 import (
 	"net/netip"
-	"regexp"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
 )
 
-var (
-	// adapterLine is ipconfig's section header: "Ethernet adapter vEthernet (nat):",
-	// "Ethernet-Adapter vEthernet (nat):", "以太网适配器 vEthernet (nat):".
-	adapterLine = regexp.MustCompile(`^(?:\S+ adapter|\S+-Adapter|以太网适配器|未知适配器|无线局域网适配器) (.+):\s*$`)
-	// ipconfigPair is "   Label . . . . : value", with the dots localized labels keep.
-	ipconfigPair = regexp.MustCompile(`^\s+([^.:]+?)[ .]*: ?(.*)$`)
-	ipv4Labels   = []string{"IPv4 Address", "IPv4-Adresse", "IPv4 地址", "IP Address", "IP-Adresse"}
-	maskLabels   = []string{"Subnet Mask", "Subnetzmaske", "子网掩码"}
-)
-
 // ipconfigAddresses reads `ipconfig [/all]`: each adapter's IPv4 addresses with the
 // prefix length from its mask, the adapter's name as its InterfaceAlias. ipconfig does
 // not print the interface index.
-func ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Missing) {
+func (r *reader) ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var missing []Missing
 	alias := ""
 	var pending []map[string]any // addresses of this adapter waiting for the mask
 	for _, l := range lines {
-		if m := adapterLine.FindStringSubmatch(l.Text); m != nil {
+		if m := r.adapterLine.FindStringSubmatch(l.Text); m != nil {
 			alias, pending = strings.TrimSpace(m[1]), nil
 			continue
 		}
-		m := ipconfigPair.FindStringSubmatch(strings.TrimRight(l.Text, " "))
+		m := r.ipconfigPair.FindStringSubmatch(strings.TrimRight(l.Text, " "))
 		if m == nil || alias == "" {
 			continue
 		}
 		label, val := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
 		switch {
-		case hasLabel(ipv4Labels, label):
+		case hasLabel(ipv4Labels(), label):
 			ip := strings.TrimSpace(strings.Split(val, "(")[0]) // "10.0.0.6(Preferred)"
 			if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
 				rec := map[string]any{"IPAddress": ip, "InterfaceAlias": alias}
@@ -45,7 +34,7 @@ func ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Missing) {
 				pending = append(pending, rec)
 				missing = append(missing, Missing{Item: "address " + ip, Field: "ifIndex", Why: whyAbsent})
 			}
-		case hasLabel(maskLabels, label):
+		case hasLabel(maskLabels(), label):
 			if bits, ok := maskBits(val); ok {
 				for _, rec := range pending {
 					rec["PrefixLength"] = bits
@@ -61,6 +50,14 @@ func ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Missing) {
 	}
 	return out, missing
 }
+
+// ipv4Labels are ipconfig's label of an IPv4 address in en, de, zh (and the old
+// "IP Address" of Windows Server 2003-era builds).
+func ipv4Labels() []string {
+	return []string{"IPv4 Address", "IPv4-Adresse", "IPv4 地址", "IP Address", "IP-Adresse"}
+}
+
+func maskLabels() []string { return []string{"Subnet Mask", "Subnetzmaske", "子网掩码"} }
 
 func hasLabel(labels []string, l string) bool {
 	for _, x := range labels {
@@ -95,11 +92,9 @@ func maskBits(mask string) (int, bool) {
 	return n, true
 }
 
-var scPair = regexp.MustCompile(`^\s+([A-Z_0-9]+)\s+: (.*)$`)
-
 // scServices reads `sc query` and `sc qc` blocks: STATE gives Status, START_TYPE the
 // StartType, BINARY_PATH_NAME the PathName; what a block does not print stays out.
-func scServices(lines []paste.Line) ([]map[string]any, []Missing) {
+func (r *reader) scServices(lines []paste.Line) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var cur map[string]any
 	for _, l := range lines {
@@ -109,7 +104,7 @@ func scServices(lines []paste.Line) ([]map[string]any, []Missing) {
 			out = append(out, cur)
 			continue
 		}
-		m := scPair.FindStringSubmatch(text)
+		m := r.scPair.FindStringSubmatch(text)
 		if m == nil || cur == nil {
 			continue
 		}
@@ -147,29 +142,24 @@ func scWord(w string, names map[string]string) string {
 	return w
 }
 
-var (
-	activeRoutes = regexp.MustCompile(`^(?:Active Routes|Aktive Routen|活动路由):`)
-	routeEnd     = regexp.MustCompile(`^(?:=+|Persistent Routes|Ständige Routen|永久路由|IPv6)`)
-)
-
 // routePrint reads the IPv4 active routes of `route print` (en, de, zh): destination
 // and netmask become the prefix, an on-link gateway ("On-link", "Auf Verbindung",
 // "在链路上") the 0.0.0.0 Get-NetRoute shows. route print names interfaces by address,
 // so InterfaceAlias and ifIndex are not in it, and its Metric is the interface's plus
 // the route's, not Get-NetRoute's RouteMetric: all three stay out.
-func routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
+func (r *reader) routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var missing []Missing
 	in := false
 	for _, l := range lines {
 		text := strings.TrimSpace(l.Text)
 		switch {
-		case activeRoutes.MatchString(text):
+		case r.activeRoutes.MatchString(text):
 			in = true
 			continue
 		case !in:
 			continue
-		case routeEnd.MatchString(text):
+		case r.routeEnd.MatchString(text):
 			in = false
 			continue
 		}
@@ -193,35 +183,28 @@ func routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
 	return out, missing
 }
 
-var (
-	verLine     = regexp.MustCompile(`\[(?:Version|版本) (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?\]`)
-	sysinfoLine = regexp.MustCompile(`^(?:OS Version|Betriebssystemversion|OS 版本):\s+(\d+\.\d+\.\d+)`)
-)
-
 // windowsBuild reads the build (and the update revision ver prints, systeminfo does
 // not) from `ver` or `systeminfo`.
-func windowsBuild(lines []paste.Line) map[string]string {
+func (r *reader) windowsBuild(lines []paste.Line) map[string]string {
 	out := map[string]string{}
 	for _, l := range lines {
-		if m := verLine.FindStringSubmatch(l.Text); m != nil {
+		if m := r.verLine.FindStringSubmatch(l.Text); m != nil {
 			out["CurrentBuild"] = m[3]
 			if m[4] != "" {
 				out["UBR"] = m[4]
 			}
 		}
-		if m := sysinfoLine.FindStringSubmatch(l.Text); m != nil {
+		if m := r.sysinfoLine.FindStringSubmatch(l.Text); m != nil {
 			out["CurrentBuild"] = m[1][strings.LastIndex(m[1], ".")+1:]
 		}
 	}
 	return out
 }
 
-var netshArg = regexp.MustCompile(`(\w+)=("[^"]*"|\S+)`)
-
 // netshDump reads `netsh dump`'s IPv4 section: the routes and addresses configured
 // persistently. What DHCP and HNS set at run time is not in it, so these are values for
 // the report, not routes.json or ip-addresses.json.
-func netshDump(lines []paste.Line) map[string]any {
+func (r *reader) netshDump(lines []paste.Line) map[string]any {
 	var routes, addrs []map[string]string
 	for _, l := range lines {
 		t := strings.TrimSpace(l.Text)
@@ -235,7 +218,7 @@ func netshDump(lines []paste.Line) map[string]any {
 			continue
 		}
 		m := map[string]string{}
-		for _, a := range netshArg.FindAllStringSubmatch(t, -1) {
+		for _, a := range r.netshArg.FindAllStringSubmatch(t, -1) {
 			m[a[1]] = strings.Trim(a[2], `"`)
 		}
 		if kind == "route" {

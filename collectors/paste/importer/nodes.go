@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste"
@@ -84,26 +83,21 @@ func nodesFromTable(t paste.Table) ([]map[string]any, []Missing) {
 	return out, missing
 }
 
-var (
-	describeKey = regexp.MustCompile(`^([A-Z][A-Za-z -]*):\s*(.*)$`)
-	describeSub = regexp.MustCompile(`^\s+([A-Za-z][A-Za-z -]*):\s+(.*)$`)
-	taintRe     = regexp.MustCompile(`^([^=:\s]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$`)
-)
-
 // nodesFromDescribe converts `kubectl describe node` output: one node per "Name:"
 // section, with labels, annotations, taints, conditions, addresses, PodCIDR and system
 // info as kubectl's describe printer lays them out.
-func nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
+func (r *reader) nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
 	var out []map[string]any
 	var missing []Missing
 	var n map[string]any
 	section := ""
+	info := systemInfo()
 	for _, l := range lines {
 		text := strings.TrimRight(l.Text, " ")
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		if m := describeKey.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, " ") {
+		if m := r.describeKey.FindStringSubmatch(text); m != nil && !strings.HasPrefix(text, " ") {
 			key, val := m[1], strings.TrimSpace(m[2])
 			section = key
 			if key == "Name" {
@@ -114,7 +108,7 @@ func nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
 			if n == nil {
 				continue
 			}
-			describeTop(n, key, val)
+			r.describeTop(n, key, val)
 			continue
 		}
 		if n == nil || !strings.HasPrefix(text, " ") {
@@ -122,7 +116,7 @@ func nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
 		}
 		switch section {
 		case "Labels", "Annotations", "Taints":
-			describeTop(n, section, strings.TrimSpace(text))
+			r.describeTop(n, section, strings.TrimSpace(text))
 		case "Conditions":
 			fields := strings.Fields(text)
 			if len(fields) > 0 && (fields[0] == "Type" || strings.HasPrefix(fields[0], "---")) {
@@ -135,14 +129,14 @@ func nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
 				st["conditions"] = append(conds, c)
 			}
 		case "Addresses":
-			if m := describeSub.FindStringSubmatch(text); m != nil {
+			if m := r.describeSub.FindStringSubmatch(text); m != nil {
 				st := sub(n, "status")
 				addrs, _ := st["addresses"].([]any)
 				st["addresses"] = append(addrs, map[string]any{"type": m[1], "address": strings.TrimSpace(m[2])})
 			}
 		case "System Info":
-			if m := describeSub.FindStringSubmatch(text); m != nil {
-				if f, ok := systemInfo[m[1]]; ok {
+			if m := r.describeSub.FindStringSubmatch(text); m != nil {
+				if f, ok := info[m[1]]; ok {
 					sub(sub(n, "status"), "nodeInfo")[f] = strings.TrimSpace(m[2])
 				}
 			}
@@ -157,14 +151,17 @@ func nodesFromDescribe(lines []paste.Line) ([]map[string]any, []Missing) {
 	return out, missing
 }
 
-var systemInfo = map[string]string{"Machine ID": "machineID", "System UUID": "systemUUID", "Boot ID": "bootID",
-	"Kernel Version": "kernelVersion", "OS Image": "osImage", "Operating System": "operatingSystem",
-	"Architecture": "architecture", "Container Runtime Version": "containerRuntimeVersion",
-	"Kubelet Version": "kubeletVersion", "Kube-Proxy Version": "kubeProxyVersion"}
+// systemInfo maps describe's System Info labels to nodeInfo's fields.
+func systemInfo() map[string]string {
+	return map[string]string{"Machine ID": "machineID", "System UUID": "systemUUID", "Boot ID": "bootID",
+		"Kernel Version": "kernelVersion", "OS Image": "osImage", "Operating System": "operatingSystem",
+		"Architecture": "architecture", "Container Runtime Version": "containerRuntimeVersion",
+		"Kubelet Version": "kubeletVersion", "Kube-Proxy Version": "kubeProxyVersion"}
+}
 
 // describeTop reads one "Key: value" line of a node's description (or a continuation
 // of Labels, Annotations or Taints).
-func describeTop(n map[string]any, key, val string) {
+func (r *reader) describeTop(n map[string]any, key, val string) {
 	if val == "<none>" || val == "" {
 		return
 	}
@@ -177,7 +174,7 @@ func describeTop(n map[string]any, key, val string) {
 		k, v, _ := strings.Cut(val, ": ")
 		sub(meta, "annotations")[k] = v
 	case "Taints":
-		if m := taintRe.FindStringSubmatch(val); m != nil {
+		if m := r.taintRe.FindStringSubmatch(val); m != nil {
 			t := map[string]any{"key": m[1], "effect": m[3]}
 			if m[2] != "" {
 				t["value"] = m[2]

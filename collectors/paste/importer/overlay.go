@@ -30,6 +30,7 @@ func Overlay(fsys fs.FS) (fs.FS, *Report, error) {
 	if len(names) == 0 {
 		names = []string{""} // cluster files only
 	}
+	pp := paste.New()
 	added := map[string][]byte{}
 	var report *Report
 	for _, node := range names {
@@ -39,7 +40,7 @@ func Overlay(fsys fs.FS) (fs.FS, *Report, error) {
 			}
 			p := k.Path(node)
 			b, err := fs.ReadFile(fsys, p)
-			if err != nil || k.Validate(p, b) == nil || paste.Describe(b) == "" {
+			if err != nil || k.Validate(p, b) == nil || pp.Describe(b) == "" {
 				continue
 			}
 			res, err := Import([]Input{{Name: p, Data: b}}, Options{Node: nodeOr(node)})
@@ -51,7 +52,7 @@ func Overlay(fsys fs.FS) (fs.FS, *Report, error) {
 			}
 			report.Blocks = append(report.Blocks, res.Report.Blocks...)
 			for ip, ib := range res.Files {
-				if ip == p || !exists(fsys, ip) || pastedAt(fsys, ip) {
+				if ip == p || !exists(fsys, ip) || pastedAt(pp, fsys, ip) {
 					added[ip] = ib
 				}
 			}
@@ -95,11 +96,11 @@ func nodeOr(n string) string {
 func exists(fsys fs.FS, p string) bool { _, err := fs.Stat(fsys, p); return err == nil }
 
 // pastedAt: the file there is itself a paste (so an import may replace it).
-func pastedAt(fsys fs.FS, p string) bool {
+func pastedAt(pp *paste.Parser, fsys fs.FS, p string) bool {
 	k, ok := evidence.Of(p)
 	if !ok {
 		return false
 	}
 	b, err := fs.ReadFile(fsys, p)
-	return err == nil && k.Validate(p, b) != nil && paste.Describe(b) != ""
+	return err == nil && k.Validate(p, b) != nil && pp.Describe(b) != ""
 }

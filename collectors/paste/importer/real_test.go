@@ -135,18 +135,27 @@ func TestRealServicesImagesLogs(t *testing.T) {
 	}
 }
 
-// TestRealUnrecognized: what the importer does not read is reported with its first
-// lines, and with the exact command when the prompt showed which evidence it was.
-func TestRealUnrecognized(t *testing.T) {
-	for _, s := range []string{"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt"} {
+// TestRealHnsdiag: hnsdiag's lists (names and IDs, no types or subnets) are parsed
+// into the report, never written as HNS evidence.
+func TestRealHnsdiag(t *testing.T) {
+	for s, want := range map[string]map[string]int{
+		"hnsdiag-list-all_vxlan0_kubecluster-join-azure_ws1809_healthy_01.txt": {"networks": 3, "endpoints": 6, "loadbalancers": 4},
+		"hnsdiag-list-endpoints_antrea-hnsnetwork_tkg_02.txt":                  {"endpoints": 3},
+	} {
 		res := importOne(t, s)
-		if len(res.Files) != 0 {
-			t.Errorf("%s: wrote %v", s, res.Files)
+		b := res.Report.Blocks[0]
+		v, _ := b.Values.(map[string]any)
+		if len(res.Files) != 0 || b.Note == "" || b.Recollect == "" || len(v) != len(want) {
+			t.Errorf("%s: %+v", s, b)
 		}
-		for _, b := range res.Report.Blocks {
-			if len(b.FirstLines) == 0 || b.Note == "" {
-				t.Errorf("%s: block %s is not explained: %+v", s, b.Lines, b)
+		for sec, n := range want {
+			rows, _ := v[sec].([]map[string]any)
+			if len(rows) != n {
+				t.Errorf("%s: %d %s, want %d: %v", s, len(rows), sec, n, rows)
 			}
+		}
+		if eps, _ := v["endpoints"].([]map[string]any); len(eps) > 0 && (eps[0]["Virtual Network Name"] == "" || eps[0]["ID"] == "") {
+			t.Errorf("%s: endpoint columns: %v", s, eps[0])
 		}
 	}
 }
@@ -246,5 +255,21 @@ func TestRealNetshDump(t *testing.T) {
 	if b.Recognized != "netsh dump (IPv4)" || len(routes) != 4 || routes[0]["interface"] != "vEthernet (Ethernet) 2" || len(addrs) != 9 ||
 		addrs[2]["mask"] != "255.0.0.0" {
 		t.Errorf("netsh dump: %+v", b)
+	}
+}
+
+// TestRealCNIConfigs: a pasted CNI config (JSON without its command line) is the node's
+// CNI config by its shape (cniVersion and a type), written whole.
+func TestRealCNIConfigs(t *testing.T) {
+	for s, want := range map[string]string{
+		"cni-config_flannel-delegate-win-bridge_cbr0_hostgw_psjson_02.conf":          "cbr0",
+		"cni-config_flannel-win-overlay_vxlan0_kubecluster-generated-psjson_01.json": "vxlan0",
+		"cni-config_wincni-l2bridge_AdditionalArgs_hand-edited-tabs_psjson_03.conf":  "l2bridge",
+	} {
+		res := importOne(t, s)
+		cfg, err := decode.DecodeCNIConfig("x", file(t, res, evidence.CNIConfig()))
+		if err != nil || cfg.Name != want {
+			t.Errorf("%s: %+v, %v", s, cfg, err)
+		}
 	}
 }
