@@ -109,12 +109,13 @@ func (linuxServices) Check(c C) Finding {
 		return *bad
 	}
 	var problems, cmds []string
-	var down []string
+	var down, checked []string
 	for _, name := range []string{"containerd", "kubelet", "kube-proxy"} {
 		u, found := decode.FindUnit(units, name)
 		if name == "kube-proxy" && (!found || !u.Exists()) {
 			continue // a DaemonSet runs it (kubeadm), or nothing does
 		}
+		checked = append(checked, name)
 		switch {
 		case !found || !u.Exists():
 			problems = append(problems, name+": no unit file")
@@ -131,7 +132,7 @@ func (linuxServices) Check(c C) Finding {
 		}
 	}
 	if len(problems) == 0 {
-		return c.Pass("containerd, kubelet and kube-proxy are active and enabled", p)
+		return c.Pass(strings.Join(checked, ", ")+": active and enabled", p)
 	}
 	summary := strings.Join(down, ", ") + " not running"
 	if len(down) == 0 {
