@@ -201,3 +201,20 @@ func TestLinuxRootCauseLinks(t *testing.T) {
 		t.Errorf("LINUX-SWAP does not explain %q", e.Summary)
 	}
 }
+
+// TestLinuxRoutesOffHost: a worker with no host route to any peer leaves pod routing to
+// the network (kubernetes-the-hard-way on GCP: VPC routes), so a missing route to the
+// Windows pods is a warning to check there, not a host route to add; Calico skips.
+func TestLinuxRoutesOffHost(t *testing.T) {
+	m := scenarioMap(t, "mixed-hardway-healthy")
+	m["nodes/node-1/linux-ip-route.json"] = &fstest.MapFile{Data: []byte(
+		`[{"dst":"default","gateway":"10.240.0.1","dev":"ens4","protocol":"dhcp","flags":[]},{"dst":"10.200.1.0/24","dev":"cnio0","protocol":"kernel","scope":"link","flags":[]}]` + "\n")}
+	if f := judge(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Warn || f.Fix != nil {
+		t.Errorf("off-host routing: %s %q fix %v", f.Status, f.Summary, f.Fix)
+	}
+	m["nodes/node-1/linux-cni.txt"] = &fstest.MapFile{Data: []byte("==> /etc/cni/net.d/10-calico.conflist <==\n" +
+		`{"name":"k8s-pod-network","cniVersion":"0.3.1","plugins":[{"type":"calico","ipam":{"type":"calico-ipam"}}]}` + "\n")}
+	if f := judge(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Skip {
+		t.Errorf("calico: %s %q", f.Status, f.Summary)
+	}
+}
