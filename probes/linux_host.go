@@ -17,7 +17,7 @@ type linuxSwap struct{}
 
 func (linuxSwap) Spec() Spec {
 	return Spec{ID: "LINUX-SWAP", OS: evidence.Linux, Title: "swap is off, or deliberately allowed to the kubelet", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.LinuxSwaps(), evidence.LinuxKubeletConfig()}}
+		Reads: []evidence.Ref{evidence.LinuxSwaps(), evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines()}}
 }
 
 func (linuxSwap) Check(c C) Finding {
@@ -37,6 +37,12 @@ func (linuxSwap) Check(c C) Finding {
 	cites := []string{p}
 	if ok {
 		cites = append(cites, c.Path(evidence.LinuxKubeletConfig()))
+	}
+	// The deprecated --fail-swap-on flag still overrides the config file.
+	if flags, running := linuxFlags(c, "kubelet"); running && flags["fail-swap-on"] != "" {
+		v := flags["fail-swap-on"] != "false"
+		cfg.FailSwapOn, ok = &v, true
+		cites = append(cites, c.Path(evidence.LinuxCmdlines()))
 	}
 	switch {
 	case ok && cfg.FailSwapOn != nil && !*cfg.FailSwapOn && cfg.MemorySwap.SwapBehavior != "":

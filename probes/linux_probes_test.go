@@ -136,6 +136,11 @@ func TestLinuxJudgementsEdges(t *testing.T) {
 			evidence.FileLinuxSwaps:         "Filename\tType\tSize\tUsed\tPriority\n/swap.img file 2097148 0 -2\n",
 			evidence.FileLinuxKubeletConfig: "kind: KubeletConfiguration\nfailSwapOn: false\n"},
 			probes.Warn, "NodeSwap is not configured"},
+		{"--fail-swap-on=false wins", "LINUX-SWAP", map[string]string{
+			evidence.FileLinuxSwaps:         "Filename\tType\tSize\tUsed\tPriority\n/swap.img file 2097148 0 -2\n",
+			evidence.FileLinuxCmdlines:      " 1034 /usr/local/bin/kubelet --config=/var/lib/kubelet/kubelet-config.yaml --fail-swap-on=false\n",
+			evidence.FileLinuxKubeletConfig: "kind: KubeletConfiguration\nmemorySwap:\n  swapBehavior: LimitedSwap\n"},
+			probes.Pass, "swapBehavior LimitedSwap"},
 		{"route via the wrong hop", "LINUX-ROUTES", map[string]string{
 			evidence.FileLinuxRoutes: `[{"dst":"default","gateway":"10.240.0.1","dev":"ens4","flags":[]},{"dst":"10.200.2.0/24","gateway":"10.240.0.31","dev":"ens4","flags":[]}]` + "\n"},
 			probes.Fail, "goes via 10.240.0.31, expected via 10.240.0.30"},
