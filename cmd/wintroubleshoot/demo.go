@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -82,6 +83,11 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 			return nil, nil, fmt.Errorf("loading scenario %s: %w", n, err)
 		}
 		for _, node := range meta.Nodes {
+			// The fake node speaks PowerShell only: Linux workers join the demo with the
+			// shell sweep over SSH (issue 18), not before.
+			if probes.NodeOS(collectors.Evidence{FS: fsys}, node) == evidence.Linux {
+				continue
+			}
 			scs = append(scs, fakenode.FleetScenario{Name: n, Node: node, FS: fsys})
 		}
 	}
