@@ -114,13 +114,25 @@ func (c C) kubeProxyNetwork() (name, source string) {
 }
 
 // networkFromLog finds the network name in the last line where the winkernel proxier
-// could not find its network: "Unable to find HNS Network specified by cbr0" (v1.15 to
-// v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
-// err="Network name \"cbr0\" not found".
+// names it: the network it could not find, "Unable to find HNS Network specified by cbr0"
+// (v1.15 to v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
+// err="Network name \"cbr0\" not found"; or the network it loaded, "Hns Network loaded
+// with info = {l2bridge <id> L2Bridge []}" (V(1); hnsNetworkInfo's first field is its
+// name, pkg/proxy/winkernel/proxier.go). On an SDN-script node the name is only there:
+// start-kubeproxy.ps1 sets $env:KUBE_NETWORK in its window, not on the command line.
 func networkFromLog(log string) string {
 	name := ""
 	for _, line := range strings.Split(log, "\n") {
 		lower := strings.ToLower(line)
+		if i := strings.Index(lower, "hns network loaded"); i >= 0 {
+			if _, rest, ok := strings.Cut(line[i:], "{"); ok {
+				rest = strings.TrimPrefix(rest, "name:")
+				if f := strings.Fields(rest); len(f) > 0 && f[0] != "}" {
+					name = strings.TrimRight(f[0], "}")
+				}
+			}
+			continue
+		}
 		if i := strings.Index(lower, "network specified by "); i >= 0 {
 			if f := strings.Fields(line[i+len("network specified by "):]); len(f) > 0 {
 				name = strings.TrimRight(f[0], ".,\"'")

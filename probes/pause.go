@@ -60,7 +60,7 @@ type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present", FM: []string{"FM-03"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
+		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods()}}
 }
 
 func (pauseImage) Check(c C) Finding {
@@ -75,6 +75,14 @@ func (pauseImage) Check(c C) Finding {
 	cites := []string{imgPath, sb.source}
 	if _, ok := decode.FindImage(imgs, sb.ref); ok {
 		return c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime), cites...)
+	}
+	if why, ok := c.notPulledYet(sb.ref); ok {
+		// Docker (dockershim) and containerd's CRI plugin pull the sandbox image when the
+		// first pod sandbox starts: a node no pod has run on yet has not got it, and is
+		// not broken for that (SDN Kubelet-Options names mcr.microsoft.com/k8s/core/pause:1.2.0).
+		return c.Warn(fmt.Sprintf("pause image %s is not pulled yet: %s", sb.ref, why), append(cites, evidence.PathPods)...).
+			With("the runtime pulls it when the first pod starts; on a node without access to "+registryOf(sb.ref)+" that pull fails",
+				"to check now: docker pull "+sb.ref+" (Docker) or crictl pull "+sb.ref+" (containerd)")
 	}
 	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref), cites...).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source),
 		"actual: "+tagList(imgs),
@@ -93,6 +101,31 @@ func (pauseImage) Check(c C) Finding {
 			Verify: c.id, Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
 	}
 	return f
+}
+
+// notPulledYet says why a missing sandbox image is expected: it comes from a registry
+// (not the SDN scripts' locally built kubeletwin/pause, which no registry serves) and no
+// pod that needs a sandbox has been bound to this node yet.
+func (c C) notPulledYet(ref string) (string, bool) {
+	if decode.Repo(ref) == decode.Repo(sdnPause) {
+		return "", false
+	}
+	pods, ok := optional(c, evidence.Pods())
+	if !ok {
+		return "", false
+	}
+	for _, p := range pods {
+		if p.Spec.NodeName == c.node && !p.Spec.HostNetwork {
+			return "", false
+		}
+	}
+	return "no pod with its own network has been bound to this node", true
+}
+
+// registryOf is the registry host a reference is pulled from ("docker.io" when unnamed).
+func registryOf(ref string) string {
+	host, _, _ := strings.Cut(decode.NormalizeRef(ref), "/")
+	return host
 }
 
 func tagList(imgs []decode.Image) string {
