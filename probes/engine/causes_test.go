@@ -67,10 +67,8 @@ func scenarioRoots() map[string][]string {
 		"layout-kubeadm-ws2025-containerd2":   nil,
 		"layout-calico-wrong-adapter":         {"HNS-NETWORK"},
 		"layout-kubeadm-kube-proxy-crashloop": {"HNS-KPROXY-NET"},
-		// SVC-REBOOT is the story; DNS-CONFIG is an error because the scenario records the
-		// CNI config snippet failing (written before the sweep looked in
-		// C:\k\azurecni\netconf), which no fix of the services clears.
-		"layout-aks-kubelet-stopped": {"SVC-REBOOT", "DNS-CONFIG"},
+		// SVC-REBOOT is the story (the CNI config on disk, 10-azure.conflist, is right).
+		"layout-aks-kubelet-stopped": {"SVC-REBOOT"},
 		// healthy and warn-only
 		"healthy-sdn-l2bridge-docker": nil,
 		"healthy-containerd-overlay":  nil,
