@@ -69,6 +69,15 @@ func scenarioRoots() map[string][]string {
 		"layout-kubeadm-kube-proxy-crashloop": {"HNS-KPROXY-NET"},
 		// SVC-REBOOT is the story (the CNI config on disk, 10-azure.conflist, is right).
 		"layout-aks-kubelet-stopped": {"SVC-REBOOT"},
+		// issue 13's Antrea, RKE2 and EKS layouts (fixtures/scenarios/gen/layouts_{antrea,rke2,eks}.go)
+		"layout-antrea":                  nil,
+		"layout-rke2-calico":             nil,
+		"layout-eks-vpc-cni":             nil,
+		"layout-antrea-agent-crashloop":  {"SVC-KUBEPROXY"}, // antrea-agent, which does kube-proxy's work, is down
+		"layout-eks-kube-proxy-hostname": {"HOST-NAME"},
+		// rke2 (no probe of its own: the sweep does not list it) runs all three; DNS-CONFIG
+		// has nothing to read with the kubelet down and rke2's CNI config unswept.
+		"layout-rke2-stopped": {"SVC-KUBELET", "SVC-KUBEPROXY", "SVC-RUNTIME", "DNS-CONFIG"},
 		// healthy and warn-only
 		"healthy-sdn-l2bridge-docker": nil,
 		"healthy-containerd-overlay":  nil,
