@@ -162,10 +162,18 @@ func networkFromLog(log string) string {
 	for _, line := range strings.Split(log, "\n") {
 		lower := strings.ToLower(line)
 		if i := strings.Index(lower, "hns network loaded"); i >= 0 {
+			// %v prints the fields bare, in order; %+v (InfoS) as name:value, in order.
 			if _, rest, ok := strings.Cut(line[i:], "{"); ok {
-				rest = strings.TrimPrefix(rest, "name:")
-				if f := strings.Fields(rest); len(f) > 0 && f[0] != "}" {
-					name = strings.TrimRight(f[0], "}")
+				rest, _, _ = strings.Cut(rest, "}")
+				f := strings.Fields(rest)
+				for _, kv := range f {
+					if v, ok := strings.CutPrefix(kv, "name:"); ok {
+						f = []string{v}
+						break
+					}
+				}
+				if len(f) > 0 && !strings.Contains(f[0], ":") {
+					name = f[0]
 				}
 			}
 			continue

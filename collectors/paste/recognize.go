@@ -68,9 +68,10 @@ var (
 	winVer         = regexp.MustCompile(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`)
 	routeTable     = regexp.MustCompile(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`)
 	// kubeYAML: what kubectl -o yaml prints first.
-	kubeYAML = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
-	klogLine = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
-	cmdShape = []struct {
+	kubeYAML         = regexp.MustCompile(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`)
+	klogLine         = regexp.MustCompile(`^[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `)
+	componentLogFile = regexp.MustCompile(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet)[^\\/\s'"]*\.log\b`)
+	cmdShape         = []struct {
 		re    *regexp.Regexp
 		shape Shape
 	}{
@@ -103,6 +104,16 @@ var (
 // after another, so it is cut where the shape changes).
 func Recognize(b Block) []Part {
 	if b.Command != "" {
+		// Get-Content of a kubelet or kube-proxy log file is that log, whatever its lines
+		// look like: AKS's C:\k\kubeproxy.log holds kubeproxystart.ps1's own output (a
+		// table among it), its klog lines go to kubeproxy.err.log (Azure/AgentBaker).
+		if m := componentLogFile.FindStringSubmatch(b.Command); m != nil {
+			comp := kubeletLogHint
+			if strings.Contains(strings.ToLower(m[1]), "proxy") {
+				comp = kubeProxyLogHint
+			}
+			return []Part{{Shape: KlogText, Command: b.Command, Lines: b.Lines, Component: comp}}
+		}
 		for _, c := range cmdShape {
 			if c.re.MatchString(b.Command) {
 				p := shaped(b.Lines, c.shape)
