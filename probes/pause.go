@@ -106,10 +106,7 @@ func (pauseImage) Check(c C) Finding {
 		f := c.Pass(fmt.Sprintf("pause image %s is present (%s)", tag, sb.runtime), cites...)
 		if sb.repoOnly {
 			f = f.With("rke2 pins its own pause image, " + rke2Pause + " (or the same path under --system-default-registry); its containerd config " +
-				rke2Dir + `gent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc
-ancher
-ke2
-egistries.yaml`)
+				rke2Dir + `\agent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc\rancher\rke2\registries.yaml`)
 		}
 		return f
 	}
