@@ -23,7 +23,23 @@ type hostName struct{}
 
 func (hostName) Spec() Spec {
 	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12"},
-		Reads: []evidence.Ref{evidence.Host()}}
+		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.Services()}}
+}
+
+// hostnameOverride is the --hostname-override a component runs with: on its running
+// process's command line, else in its service's command line; "" when neither shows one.
+func (c C) hostnameOverride(comp component) string {
+	procs, _ := optional(c, evidence.Processes())
+	if p, ok := decode.FindProcess(procs, comp.processes...); ok {
+		if v := decode.CommandFlags(string(p.CommandLine))["hostname-override"]; v != "" {
+			return v
+		}
+	}
+	svcs, _ := optional(c, evidence.Services())
+	if s, ok := decode.FindService(svcs, comp.services...); ok {
+		return decode.CommandFlags(s.PathName + " " + s.AppParameters)["hostname-override"]
+	}
+	return ""
 }
 
 func (hostName) Check(c C) Finding {
@@ -43,7 +59,24 @@ func (hostName) Check(c C) Finding {
 		fmt.Sprintf("ComputerName %q, DNS host name %q, domain-joined %v (%s)", cn, host.DnsHostName, host.PartOfDomain, orNone(string(host.Domain))),
 	}
 	var f Finding
+	kubeletName, proxyName := c.hostnameOverride(kubeletComponent()), c.hostnameOverride(kubeProxyComponent())
 	switch {
+	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && proxyName != "" && !strings.EqualFold(proxyName, node):
+		// kubernetes/website windows.md: kube-proxy without the node's name deletes the
+		// node's vNICs and HNS endpoints (FM-15).
+		f = c.Fail(fmt.Sprintf("kube-proxy runs with --hostname-override=%s, not the node name %s the kubelet registered", proxyName, node)).
+			With(append(facts, "expected: kube-proxy --hostname-override="+node+", the kubelet's",
+				"kube-proxy looks up its own Node by that name: with another name it treats the node's endpoints as remote ones and removes its vNICs and HNS endpoints")...)
+	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && (proxyName == "" || strings.EqualFold(proxyName, node)):
+		// By design on EKS (Start-EKSBootstrap.ps1 passes the EC2 private DNS name to both
+		// the kubelet and kube-proxy) and wherever an installer names the node itself:
+		// the ComputerName is not the node name, and nothing depends on it being so.
+		proxy := "kube-proxy uses the same override"
+		if proxyName == "" {
+			proxy = "kube-proxy's override is not in the evidence: it must be the same (check its command line)"
+		}
+		f = c.Pass(fmt.Sprintf("node name %s is the kubelet's --hostname-override; ComputerName %s differs by design", node, cn)).
+			With(append(facts, proxy)...)
 	case cn != "" && !strings.EqualFold(cn, truncated):
 		status := Warn
 		summary := fmt.Sprintf("ComputerName %s is not the node name %s", cn, node)

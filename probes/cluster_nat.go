@@ -71,6 +71,19 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	if isCalico(cni) {
 		required = required[1:2]
 	}
+	// Azure CNI (azure-vnet) gives pods addresses of the node's VNet subnet, and AgentBaker
+	// (staging/cse/windows/azurecnifunc.ps1 Set-AzureCNIConfig) lists the cluster CIDR (that
+	// subnet) and the VNet's address spaces, never the service CIDR: Service VIPs are
+	// rewritten to pod IPs by kube-proxy's load balancers before OutBoundNAT applies, and
+	// the whole VNet is reachable without NAT by design.
+	azure := isAzureCNI(cni)
+	if azure {
+		required = []struct {
+			what string
+			r    addrRange
+			bad  Status
+		}{{"node subnet (Azure CNI's pod subnet)", mgmt, Fail}}
+	}
 	before := len(v.problems)
 	var unknown []string
 	for _, req := range required {
@@ -93,9 +106,12 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	}
 
 	for _, e := range entries {
-		c.judgeEntry(v, e, clusterR, serviceR, mgmt, actual)
+		c.judgeEntry(v, e, clusterR, serviceR, mgmt, actual, azure)
 	}
 	if len(v.problems) == before && len(unknown) < len(required) {
+		if azure {
+			v.details = append(v.details, "Azure CNI: the service CIDR need not be listed, and entries wider than the node subnet are the VNet's address spaces (AgentBaker Set-AzureCNIConfig)")
+		}
 		if kind == "overlay" {
 			v.details = append(v.details, "overlay network: the node subnet need not be listed (the official overlay configs list only the cluster and service ranges)")
 		}
@@ -105,7 +121,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 
 // judgeEntry flags one ExceptionList entry that stands for no cluster range, or that is
 // broader than the range it stands for.
-func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRange, actual string) {
+func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRange, actual string, vnet bool) {
 	explained := false
 	var broader []string
 	for _, r := range []struct {
@@ -121,7 +137,8 @@ func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRan
 		case clusterconfig.Covers(e, r.r.prefix):
 			explained = true
 			// An inferred range is a lower bound: an entry up to a /12 may be the real one.
-			if !r.r.inferred || e.Bits() < broadestPlausibleService {
+			// On Azure CNI an entry around the node subnet is the VNet's address space.
+			if (!r.r.inferred || e.Bits() < broadestPlausibleService) && !(vnet && r.what == "node subnet") {
 				broader = append(broader, fmt.Sprintf("the %s %s", r.what, r.r.prefix))
 			}
 		}
@@ -147,6 +164,9 @@ func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRan
 
 // equalsAny: an entry that is exactly one known range is never "broader", even if it
 // happens to contain a smaller one too.
+// isAzureCNI: the AKS CNI, whose network is "azure" on the node's VNet subnet.
+func isAzureCNI(cni decode.CNIConfig) bool { return strings.EqualFold(cni.Type, "azure-vnet") }
+
 func equalsAny(e netip.Prefix, rs ...addrRange) bool {
 	for _, r := range rs {
 		if r.known() && e == r.prefix.Masked() {

@@ -49,7 +49,7 @@ func (hnsNetwork) Check(c C) Finding {
 			ip, net.ManagementIP, net.NetworkAdapterName))
 	}
 	podCIDR := self.Spec.PodCIDR
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) && len(problems) == 0 {
+	if _, calico := c.calicoNode(); calico && len(problems) == 0 {
 		return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; its subnets are Calico IPAM blocks (%s), not spec.podCIDR", net.Name, net.Type, strings.Join(net.Prefixes(), ", ")), cites...).
 			With("Calico's IPAM hands nodes /26 blocks of its IP pools and ignores spec.podCIDR (ipam calico-ipam); check the blocks with calicoctl ipam show --show-blocks")
 	}

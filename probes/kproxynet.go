@@ -12,7 +12,7 @@ import (
 type kubeProxyNetwork struct{}
 
 func (kubeProxyNetwork) Spec() Spec {
-	return Spec{ID: "HNS-KPROXY-NET", Layouts: allLayouts(), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
+	return Spec{ID: "HNS-KPROXY-NET", Layouts: layoutsExcept(LayoutAntrea, LayoutEKS), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
 		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig()}}
 }
 
@@ -23,6 +23,13 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	}
 	name, src := c.kubeProxyNetwork()
 	if name == "" {
+		if _, antrea := c.antreaProxies(); antrea {
+			if procs, ok := optional(c, evidence.Processes()); ok {
+				if _, running := decode.FindProcess(procs, "kube-proxy"); !running {
+					return c.Skip("no kube-proxy on this Antrea node (AntreaProxy does its work): no HNS network name to check", netPath)
+				}
+			}
+		}
 		return c.Skip("kube-proxy's network name is not in the evidence", netPath).With("looked for --network-name on its command line, KUBE_NETWORK in its service environment, and the winkernel log line")
 	}
 	cites := []string{netPath, src}

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,9 @@ const (
 	LayoutKubeadmHPC  = "kubeadm-hostprocess-flannel" // sig-windows-tools kubeadm, HostProcess kube-proxy + flannel
 	LayoutAKS         = "aks-azure-cni"               // AKS, Azure CNI (VNet addressing)
 	LayoutCalicoVXLAN = "calico-vxlan"                // Calico for Windows VXLAN, HostProcess calico-node-windows
+	LayoutAntrea      = "antrea"                      // Antrea with OVS, HostProcess antrea-agent-windows, no kube-proxy
+	LayoutRKE2        = "rke2-calico"                 // RKE2 agent: the rke2 service runs containerd, kubelet, kube-proxy; Calico VXLAN
+	LayoutEKS         = "eks-vpc-cni"                 // EKS Windows AMI, VPC CNI (vpc-shared-eni), kubelet/kube-proxy services
 )
 
 // Layout facts the probes share: what a healthy node of each common layout looks like
@@ -87,5 +91,17 @@ func aksKubeNetwork(s decode.Service) string {
 // allLayouts is every layout with a healthy scenario: what a probe that judges on all of
 // them declares.
 func allLayouts() []string {
-	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN}
+	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN, LayoutAntrea, LayoutRKE2, LayoutEKS}
+}
+
+// layoutsExcept is every layout but the named ones: those whose healthy node the probe
+// honestly skips (what it would judge is not there, or not in the evidence).
+func layoutsExcept(skip ...string) []string {
+	var out []string
+	for _, l := range allLayouts() {
+		if !slices.Contains(skip, l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -45,10 +45,47 @@ func configKind(cni decode.CNIConfig) string {
 // and programs the routes to other nodes' blocks itself.
 func isCalico(cni decode.CNIConfig) bool { return strings.EqualFold(cni.Type, "calico") }
 
+// calicoNode says whether Calico networks this node: by its CNI config, or, where the
+// sweep does not find that config (rke2 keeps it in C:\var\lib\rancher\rke2\agent\etc\cni),
+// by kube-proxy being told the network "Calico", the name Calico's Windows networks take
+// (rancher/rke2 pkg/windows/calico.go OverlayNetName; Calico install_windows.go).
+func (c C) calicoNode() (source string, ok bool) {
+	if cni, ok := optional(c, evidence.CNIConfig()); ok {
+		return c.Path(evidence.CNIConfig()), isCalico(cni)
+	}
+	if name, src := c.kubeProxyNetwork(); strings.EqualFold(name, "Calico") {
+		return src, true
+	}
+	// kube-proxy down too: the network Calico left on the node still names it.
+	if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+		if _, found := decode.FindNetwork(nets, "Calico"); found {
+			return c.Path(evidence.HNSNetworks()), true
+		}
+	}
+	return "", false
+}
+
 // plan derives the expected network from the CNI config, else from kube-proxy's
 // --network-name / KUBE_NETWORK.
 func (c C) plan() (netPlan, bool) {
 	if cni, ok := optional(c, evidence.CNIConfig()); ok {
+		if isAntrea(cni) {
+			// the conflist is named "antrea"; the network antrea-agent creates is not
+			return netPlan{antreaNetwork, "transparent", c.Path(evidence.CNIConfig())}, true
+		}
+		if strings.EqualFold(cni.Type, "vpc-shared-eni") {
+			// aws/amazon-vpc-cni-plugins names its network "<conf name>br<ENI MAC without
+			// colons>" (vpcbr0a3f915c2eb7), L2Bridge on the ENI's subnet.
+			name := strings.ToLower(cni.Name) + "br"
+			if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+				for _, n := range nets {
+					if strings.HasPrefix(strings.ToLower(string(n.Name)), name) {
+						name = string(n.Name)
+					}
+				}
+			}
+			return netPlan{name, "l2bridge", c.Path(evidence.CNIConfig())}, true
+		}
 		return netPlan{strings.ToLower(cni.Name), configKind(cni), c.Path(evidence.CNIConfig())}, true
 	}
 	if name, src := c.kubeProxyNetwork(); name != "" {
@@ -114,13 +151,33 @@ func (c C) kubeProxyNetwork() (name, source string) {
 }
 
 // networkFromLog finds the network name in the last line where the winkernel proxier
-// could not find its network: "Unable to find HNS Network specified by cbr0" (v1.15 to
-// v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
-// err="Network name \"cbr0\" not found".
+// names it: the network it could not find, "Unable to find HNS Network specified by cbr0"
+// (v1.15 to v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
+// err="Network name \"cbr0\" not found"; or the network it loaded, "Hns Network loaded
+// with info = {l2bridge <id> L2Bridge []}" (V(1); hnsNetworkInfo's first field is its
+// name, pkg/proxy/winkernel/proxier.go). On an SDN-script node the name is only there:
+// start-kubeproxy.ps1 sets $env:KUBE_NETWORK in its window, not on the command line.
 func networkFromLog(log string) string {
 	name := ""
 	for _, line := range strings.Split(log, "\n") {
 		lower := strings.ToLower(line)
+		if i := strings.Index(lower, "hns network loaded"); i >= 0 {
+			// %v prints the fields bare, in order; %+v (InfoS) as name:value, in order.
+			if _, rest, ok := strings.Cut(line[i:], "{"); ok {
+				rest, _, _ = strings.Cut(rest, "}")
+				f := strings.Fields(rest)
+				for _, kv := range f {
+					if v, ok := strings.CutPrefix(kv, "name:"); ok {
+						f = []string{v}
+						break
+					}
+				}
+				if len(f) > 0 && !strings.Contains(f[0], ":") {
+					name = f[0]
+				}
+			}
+			continue
+		}
 		if i := strings.Index(lower, "network specified by "); i >= 0 {
 			if f := strings.Fields(line[i+len("network specified by "):]); len(f) > 0 {
 				name = strings.TrimRight(f[0], ".,\"'")

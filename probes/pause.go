@@ -19,7 +19,30 @@ type sandbox struct {
 	ref     string
 	runtime string // "docker" or "containerd"
 	source  string // evidence path
+	// repoOnly: the tag is not in the evidence (rke2's containerd config is not swept),
+	// so any tag of ref's repository is the sandbox image.
+	repoOnly bool
 }
+
+// find looks the sandbox image up among the node's images.
+func (sb sandbox) find(imgs []decode.Image) (decode.Image, string, bool) {
+	if !sb.repoOnly {
+		im, ok := decode.FindImage(imgs, sb.ref)
+		return im, sb.ref, ok
+	}
+	for _, im := range imgs {
+		for _, t := range im.Tags {
+			if decode.Repo(t) == decode.Repo(sb.ref) {
+				return im, t, true
+			}
+		}
+	}
+	return decode.Image{}, sb.ref, false
+}
+
+// rke2Pause is rke2's pause repository (rancher/rke2 pkg/images DefaultPauseImage; the
+// tag is set at build time from scripts/version.sh PAUSE_VERSION).
+const rke2Pause = "docker.io/rancher/mirrored-pause"
 
 // sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's
 // --pod-infra-container-image on Docker nodes.
@@ -30,23 +53,29 @@ func (c C) sandboxImage() (sandbox, bool) {
 	_, dockerProc := decode.FindProcess(procs, "dockerd")
 	if !dockerSvc && !dockerProc {
 		if cfg, ok := optional(c, evidence.ContainerdConfig()); ok && cfg.SandboxImage != "" {
-			return sandbox{cfg.SandboxImage, "containerd", c.Path(evidence.ContainerdConfig())}, true
+			return sandbox{cfg.SandboxImage, "containerd", c.Path(evidence.ContainerdConfig()), false}, true
 		}
 	}
 	if p, ok := decode.FindProcess(procs, "kubelet"); ok {
 		if v := decode.CommandFlags(string(p.CommandLine))["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", c.Path(evidence.Processes())}, true
+			return sandbox{v, "docker", c.Path(evidence.Processes()), false}, true
 		}
 	}
 	if s, ok := decode.FindService(svcs, "kubelet"); ok {
 		if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", c.Path(evidence.Services())}, true
+			return sandbox{v, "docker", c.Path(evidence.Services()), false}, true
 		}
+	}
+	// rke2 writes the sandbox image into its own containerd config
+	// (C:\var\lib\rancher\rke2\agent\etc\containerd\config.toml), which the sweep does
+	// not read: judge by rke2's pause repository.
+	if _, ok := c.onRKE2(procs); ok {
+		return sandbox{rke2Pause, "containerd", c.Path(evidence.Processes()), true}, true
 	}
 	// An SDN-script Docker node (no kubelet service) whose kubelet is not running to show
 	// its flags: the scripts register the node with kubeletwin/pause.
 	if _, kubeletSvc := decode.FindService(svcs, "kubelet"); (dockerSvc || dockerProc) && !kubeletSvc {
-		return sandbox{sdnPause, "docker", c.Path(evidence.Services())}, true
+		return sandbox{sdnPause, "docker", c.Path(evidence.Services()), false}, true
 	}
 	return sandbox{}, false
 }
@@ -60,7 +89,7 @@ type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present", FM: []string{"FM-03"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig()}}
+		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods(), evidence.Nodes()}}
 }
 
 func (pauseImage) Check(c C) Finding {
@@ -73,8 +102,21 @@ func (pauseImage) Check(c C) Finding {
 		return *bad
 	}
 	cites := []string{imgPath, sb.source}
-	if _, ok := decode.FindImage(imgs, sb.ref); ok {
-		return c.Pass(fmt.Sprintf("pause image %s is present (%s)", sb.ref, sb.runtime), cites...)
+	if _, tag, ok := sb.find(imgs); ok {
+		f := c.Pass(fmt.Sprintf("pause image %s is present (%s)", tag, sb.runtime), cites...)
+		if sb.repoOnly {
+			f = f.With("rke2 pins its own pause image, " + rke2Pause + " (or the same path under --system-default-registry); its containerd config " +
+				rke2Dir + `\agent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc\rancher\rke2\registries.yaml`)
+		}
+		return f
+	}
+	if why, ok := c.notPulledYet(sb.ref); ok {
+		// Docker (dockershim) and containerd's CRI plugin pull the sandbox image when the
+		// first pod sandbox starts: a node no pod has run on yet has not got it, and is
+		// not broken for that (SDN Kubelet-Options names mcr.microsoft.com/k8s/core/pause:1.2.0).
+		return c.Warn(fmt.Sprintf("pause image %s is not pulled yet: %s", sb.ref, why), append(cites, evidence.PathPods)...).
+			With("the runtime pulls it when the first pod starts; on a node without access to "+registryOf(sb.ref)+" that pull fails",
+				"to check now: docker pull "+sb.ref+" (Docker) or crictl pull "+sb.ref+" (containerd)")
 	}
 	f := c.Fail(fmt.Sprintf("pause image %s is not on the node", sb.ref), cites...).With(fmt.Sprintf("expected: %s (configured in %s)", decode.NormalizeRef(sb.ref), sb.source),
 		"actual: "+tagList(imgs),
@@ -93,6 +135,31 @@ func (pauseImage) Check(c C) Finding {
 			Verify: c.id, Choices: choices, Commands: choices[0].Commands, Action: choices[0].Action, Params: choices[0].Params}
 	}
 	return f
+}
+
+// notPulledYet says why a missing sandbox image is expected: it comes from a registry
+// (not the SDN scripts' locally built kubeletwin/pause, which no registry serves) and no
+// pod that needs a sandbox has been bound to this node yet.
+func (c C) notPulledYet(ref string) (string, bool) {
+	if decode.Repo(ref) == decode.Repo(sdnPause) {
+		return "", false
+	}
+	pods, ok := optional(c, evidence.Pods())
+	if !ok {
+		return "", false
+	}
+	for _, p := range pods {
+		if p.Spec.NodeName == c.node && !p.Spec.HostNetwork {
+			return "", false
+		}
+	}
+	return "no pod with its own network has been bound to this node", true
+}
+
+// registryOf is the registry host a reference is pulled from ("docker.io" when unnamed).
+func registryOf(ref string) string {
+	host, _, _ := strings.Cut(decode.NormalizeRef(ref), "/")
+	return host
 }
 
 func tagList(imgs []decode.Image) string {
@@ -190,7 +257,7 @@ type pauseBuild struct{}
 func (pauseBuild) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: allLayouts(), Title: "pause image build matches the host", FM: []string{"FM-04"},
 		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(),
-			evidence.KubeletLog(), evidence.Events()}}
+			evidence.KubeletLog(), evidence.Events(), evidence.Nodes()}}
 }
 
 func (pauseBuild) Check(c C) Finding {
@@ -202,7 +269,7 @@ func (pauseBuild) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	img, ok := decode.FindImage(imgs, sb.ref)
+	img, _, ok := sb.find(imgs)
 	if !ok {
 		return c.Skip("pause image missing (see IMG-PAUSE)")
 	}

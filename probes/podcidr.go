@@ -15,7 +15,7 @@ import (
 type podCIDR struct{}
 
 func (podCIDR) Spec() Spec {
-	return Spec{ID: "NODE-PODCIDR", Layouts: []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutCalicoVXLAN}, Title: "node has its own podCIDR", FM: []string{"FM-01"},
+	return Spec{ID: "NODE-PODCIDR", Layouts: layoutsExcept(LayoutAKS, LayoutEKS), Title: "node has its own podCIDR", FM: []string{"FM-01"},
 		Reads: []evidence.Ref{evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices()}}
 }
 

@@ -16,8 +16,8 @@ import (
 type reboot struct{}
 
 func (reboot) Spec() Spec {
-	return Spec{ID: "SVC-REBOOT", Layouts: allLayouts(), Title: "components survive a reboot", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes(), evidence.Pods()}}
+	return Spec{ID: "SVC-REBOOT", Layouts: layoutsExcept(LayoutRKE2), Title: "components survive a reboot", FM: []string{"FM-08"},
+		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes(), evidence.Pods(), evidence.CNIConfig()}}
 }
 
 func (reboot) Check(c C) Finding {
@@ -30,11 +30,28 @@ func (reboot) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	var stopped, foreground, byPod []string
+	var stopped, foreground, byPod, byRKE2 []string
 	var details []string
 	cites := []string{svcPath, procPath}
+	rke2Why, rke2 := c.onRKE2(procs)
 	for _, comp := range []component{kubeletComponent(), kubeProxyComponent(), runtimeComponent()} {
 		st := comp.state(svcs, procs)
+		if !st.hasSvc && rke2 {
+			// rke2 starts them at boot and restarts them (supervisor_layouts.go).
+			byRKE2 = append(byRKE2, comp.label)
+			continue
+		}
+		if !st.hasSvc && !st.hasProc && comp.label == kubeProxyComponent().label {
+			if d, ok := c.antreaProxies(); ok {
+				what := "antrea-agent does its work (AntreaProxy), restarted by the kubelet after a reboot"
+				if d.pod.Name != "" {
+					what = "antrea-agent (" + d.owner() + ") does its work (AntreaProxy), restarted by the kubelet after a reboot"
+					cites = append(cites, evidence.PathPods)
+				}
+				byPod = append(byPod, "kube-proxy: none on this Antrea node; "+what)
+				continue
+			}
+		}
 		if !st.hasSvc {
 			// A DaemonSet pod (sig-windows-tools kubeadm, Calico, Antrea: HostProcess kube-proxy)
 			// comes back with the kubelet; its running state is SVC-KUBEPROXY's to judge.
@@ -86,6 +103,10 @@ func (reboot) Check(c C) Finding {
 				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
 			}}
 		return f
+	}
+	if len(byRKE2) > 0 {
+		return c.Skip(fmt.Sprintf("%s run under the rke2 service, which the sweep does not list: whether they come back after a reboot is rke2's start type", strings.Join(byRKE2, ", ")), cites...).
+			With(rke2Why, rke2Check)
 	}
 	if len(byPod) > 0 {
 		return c.Pass("the kubelet and the runtime are services that start automatically; the rest run as DaemonSet pods", cites...).With(byPod...)

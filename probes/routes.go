@@ -17,7 +17,7 @@ import (
 type routes struct{}
 
 func (routes) Spec() Spec {
-	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
+	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay, LayoutAntrea}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
 		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
 			evidence.LinuxRoutes()}} // Linux peers' routes: the reverse path (linux_reverse.go)
 }
@@ -54,6 +54,12 @@ func (routes) Check(c C) Finding {
 		// them (Get-BgpRouteInformation), not static routes this probe could list.
 		return c.Skip("Calico "+cni.Mode+": routes to other nodes' IPAM blocks come from Calico's BGP peering, not static routes to podCIDRs", c.Path(evidence.CNIConfig())).
 			With("to check: Get-BgpRouteInformation and Get-BgpPeer on the node (RemoteAccess), calicoctl node status on a Linux node")
+	}
+	if src, calico := c.calicoNode(); calico {
+		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'
+		// blocks are RemoteSubnetRoute policies on the Calico network, not host routes.
+		return c.Skip("Calico network without a CNI config in the evidence (named by kube-proxy --network-name=Calico or the HNS network Calico): Calico VXLAN carries other nodes' blocks as RemoteSubnetRoute policies, not host routes", src).
+			With("to check: (Get-HnsNetwork | ? Name -eq Calico).Policies, calicoctl ipam show --show-blocks")
 	}
 	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {
@@ -100,7 +106,7 @@ func (routes) Check(c C) Finding {
 			f = f.With(fmt.Sprintf("and back from %d Linux peer(s) whose routes were collected", len(backCites)))
 		}
 		if viaAddRoutes > 0 {
-			f = f.With(fmt.Sprintf("%d of them via the peer's pod gateway, as the SDN AddRoutes.ps1 writes them", viaAddRoutes))
+			f = f.With(fmt.Sprintf("%d of them via the peer's pod gateway (<cidr>.1, .2 for SDN Windows peers), as SDN AddRoutes.ps1 and Antrea's route client (encap mode, via antrea-gw0) write them", viaAddRoutes))
 		}
 		return f
 	}

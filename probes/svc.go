@@ -62,9 +62,10 @@ func (p service) Spec() Spec {
 	if p.comp.label == "container runtime" {
 		fm = append(fm, "FM-23")
 	}
-	reads := []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Nodes()} // nodes: onAKS
+	reads := []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Nodes()} // nodes: onAKS, onRKE2
 	if len(p.comp.containers) > 0 {
-		reads = append(reads, evidence.Pods()) // its DaemonSet pod (supervisor.go)
+		// its DaemonSet pod (supervisor.go); Antrea's agent and CNI config in its place
+		reads = append(reads, evidence.Pods(), evidence.CNIConfig())
 	}
 	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm, Reads: reads, Layouts: allLayouts()}
 }
@@ -81,6 +82,14 @@ func (p service) Check(c C) Finding {
 	st := p.comp.state(svcs, procs)
 	if !st.hasSvc {
 		if f, ok := c.podJudgement(p.id, p.comp, st); ok {
+			return f.Citing(svcPath, procPath)
+		}
+		// rke2 and Antrea (supervisor_layouts.go): a supervisor the sweep does not list,
+		// or an agent that does kube-proxy's work.
+		if f, ok := c.rke2Judgement(p.comp, st, procs); ok {
+			return f.Citing(svcPath, procPath)
+		}
+		if f, ok := c.antreaJudgement(p.comp, st); ok {
 			return f.Citing(svcPath, procPath)
 		}
 	}

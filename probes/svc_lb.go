@@ -31,7 +31,7 @@ func (serviceLBs) Spec() Spec {
 	return Spec{ID: "SVC-LB-POLICY", Title: "kube-proxy's load balancers: DNS VIP on UDP and TCP 53, each ClusterIP port, no stale backends",
 		FM: []string{"FM-20", "FM-14"},
 		Reads: []evidence.Ref{evidence.HNSPolicies(), evidence.HNSEndpoints(), evidence.ClusterServices(), evidence.Processes(),
-			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks()}}
+			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig()}}
 }
 
 // lbKey is one load balancer: VIP, protocol number and service port.
@@ -69,6 +69,12 @@ func (serviceLBs) Check(c C) Finding {
 		return *bad
 	}
 	if _, ok := decode.FindProcess(procs, "kube-proxy"); !ok {
+		if _, antrea := c.antreaProxies(); antrea {
+			// antrea-io/antrea docs/design/windows-design.md: AntreaProxy load-balances
+			// ClusterIP traffic in the OVS pipeline, so HNS holds no load balancers for it.
+			return c.Skip("no kube-proxy on this Antrea node: AntreaProxy balances Services in OVS flows, not HNS load balancers", procPath).
+				With("to check: antctl get servicelist, or ovs-ofctl dump-flows br-int inside the antrea-agent pod")
+		}
 		return c.Skip("kube-proxy is not running (SVC-KUBEPROXY): it programs no load balancers", procPath)
 	}
 	if ms, read, _ := c.scanLogs(false, evidence.KubeProxyLog()); slices.ContainsFunc(ms, func(m logMatch) bool {

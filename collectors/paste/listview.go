@@ -162,8 +162,11 @@ func (f rawField) join(width int, cut bool) string {
 		case !full:
 			b.WriteByte(' ')
 		default:
-			// PowerShell cut here only if the word is longer than a line.
-			if Cells(lastToken(strings.TrimRight(prev, " ")))+Cells(firstToken(body)) <= width-f.valueCol {
+			// PowerShell cut here only if the word is longer than a line. A line that a long
+			// word filled exactly is followed by a new word, not its rest, when that starts a
+			// command-line flag: "--resolv-conf" after ".../pause:1.2.0" (SDN Kubelet-Options).
+			if Cells(lastToken(strings.TrimRight(prev, " ")))+Cells(firstToken(body)) <= width-f.valueCol ||
+				strings.HasPrefix(body, "--") && !strings.HasSuffix(strings.TrimRight(prev, " "), "-") {
 				b.WriteByte(' ')
 			}
 		}

@@ -14,6 +14,7 @@ type Parser struct {
 	propLine, dashes, colRun, dashRun *regexp.Regexp
 	// Recognize
 	cmdShapes                                                      []cmdShape
+	componentLogFile                                               *regexp.Regexp
 	ipconfigHeader, scService, netshLine, winVer, routeTable       *regexp.Regexp
 	kubeYAML, psErrorLine, sysinfoHeader, netshShow, hnsdiagHeader *regexp.Regexp
 	// logs
@@ -51,6 +52,8 @@ func New() *Parser {
 		dashRun:  re(`-+`),
 
 		cmdShapes: commandShapes(re),
+		// Get-Content of a kubelet or kube-proxy log file names the component.
+		componentLogFile: re(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet)[^\\/\s'"]*\.log\b`),
 		// ipconfig's first line in English, German and Chinese.
 		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`),
 		scService:      re(`^SERVICE_NAME: \S`),

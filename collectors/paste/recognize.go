@@ -22,6 +22,16 @@ type Part struct {
 // after another, so it is cut where the shape changes).
 func (p *Parser) Recognize(b Block) []Part {
 	if b.Command != "" {
+		// Get-Content of a kubelet or kube-proxy log file is that log, whatever its lines
+		// look like: AKS's C:\k\kubeproxy.log holds kubeproxystart.ps1's own output (a
+		// table among it), its klog lines go to kubeproxy.err.log (Azure/AgentBaker).
+		if m := p.componentLogFile.FindStringSubmatch(b.Command); m != nil {
+			comp := "kubelet"
+			if strings.Contains(strings.ToLower(m[1]), "proxy") {
+				comp = "kube-proxy"
+			}
+			return []Part{{Shape: KlogText, Command: b.Command, Lines: b.Lines, Component: comp}}
+		}
 		for _, c := range p.cmdShapes {
 			if c.re.MatchString(b.Command) {
 				pt := p.shaped(b.Lines, c.shape)

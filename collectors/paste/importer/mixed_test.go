@@ -1,8 +1,10 @@
 package importer_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,6 +106,9 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 	}
 	if data, ok := read(evidence.FileServices); ok {
 		var svcs []struct{ Name, State, StartMode string }
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+			data = append(append([]byte("["), t...), ']') // one service, PowerShell's bare object (rke2 lists only hns)
+		}
 		if err := json.Unmarshal(data, &svcs); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +189,9 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 		replaced = append(replaced, evidence.FileCNIConfig)
 	}
 	for _, log := range []string{evidence.FileKubeletLog, evidence.FileKubeProxyLog} {
-		if data, ok := read(log); ok && len(data) > 0 {
+		// A log without klog lines (AKS's C:\k\kubeproxy.log is its start script's own
+		// output) is told by its Get-Content command only: without a prompt it is not pasted.
+		if data, ok := read(log); ok && len(data) > 0 && (c.prompt != "" || regexp.MustCompile(`(?m)^[IWEF]\d{4} \d\d:\d\d:\d\d`).Match(data)) {
 			b.WriteString(c.run(`Get-Content C:\k\`+log+" -Tail 200") + "\n" + string(data))
 			if !strings.HasSuffix(string(data), "\n") {
 				b.WriteString("\n")
