@@ -35,7 +35,7 @@ func scenarioMap(t *testing.T, name string) fstest.MapFS {
 	return m
 }
 
-func judge(t *testing.T, m fs.FS, id, node string) probes.Finding {
+func judgeLinux(t *testing.T, m fs.FS, id, node string) probes.Finding {
 	t.Helper()
 	p, ok := probes.Default().Get(id)
 	if !ok {
@@ -92,7 +92,7 @@ func TestProbesGatedByOS(t *testing.T) {
 // the prefix and next hop as data, and the after-state clears both sides.
 func TestLinuxRouteFix(t *testing.T) {
 	m := scenarioMap(t, "mixed-hardway-route-missing")
-	f := judge(t, m, "LINUX-ROUTES", "node-1")
+	f := judgeLinux(t, m, "LINUX-ROUTES", "node-1")
 	if f.Status != probes.Fail || f.Fix == nil {
 		t.Fatalf("LINUX-ROUTES: %s %q, fix %v", f.Status, f.Summary, f.Fix)
 	}
@@ -101,7 +101,7 @@ func TestLinuxRouteFix(t *testing.T) {
 		!slices.Equal(f.Fix.Commands, []string{"ip route add 10.200.2.0/24 via 10.240.0.30"}) || f.Fix.Verify != "LINUX-ROUTES" {
 		t.Errorf("fix %+v", f.Fix)
 	}
-	back := judge(t, m, "NET-ROUTES", "win-1")
+	back := judgeLinux(t, m, "NET-ROUTES", "win-1")
 	if back.Status != probes.Fail || back.Fix != nil || !slices.Contains(back.Evidence, "nodes/node-1/linux-ip-route.json") ||
 		!strings.Contains(strings.Join(back.Details, "\n"), "node-1 has no route back") {
 		t.Errorf("NET-ROUTES on win-1: %s %q %v %v fix %v", back.Status, back.Summary, back.Details, back.Evidence, back.Fix)
@@ -111,7 +111,7 @@ func TestLinuxRouteFix(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range [][2]string{{"LINUX-ROUTES", "node-1"}, {"NET-ROUTES", "win-1"}} {
-		if got := judge(t, view, c[0], c[1]); got.Status != probes.Pass {
+		if got := judgeLinux(t, view, c[0], c[1]); got.Status != probes.Pass {
 			t.Errorf("after the fix %s on %s: %s %q", c[0], c[1], got.Status, got.Summary)
 		}
 	}
@@ -175,7 +175,7 @@ func TestLinuxJudgementsEdges(t *testing.T) {
 			for name, text := range tc.edit {
 				m[file(name)] = &fstest.MapFile{Data: []byte(text)}
 			}
-			f := judge(t, m, tc.probe, node)
+			f := judgeLinux(t, m, tc.probe, node)
 			text := f.Summary + "\n" + strings.Join(f.Details, "\n")
 			if f.Status != tc.want || !strings.Contains(text, tc.has) {
 				t.Errorf("%s: %s %q, want %s containing %q", tc.probe, f.Status, text, tc.want, tc.has)
@@ -192,7 +192,7 @@ func TestLinuxRootCauseLinks(t *testing.T) {
 		return slices.ContainsFunc(rules, func(r probes.CauseRule) bool { return r.Matches(cause, effect) })
 	}
 	m := scenarioMap(t, "mixed-hardway-route-missing")
-	cause, effect := judge(t, m, "LINUX-ROUTES", "node-1"), judge(t, m, "NET-ROUTES", "win-1")
+	cause, effect := judgeLinux(t, m, "LINUX-ROUTES", "node-1"), judgeLinux(t, m, "NET-ROUTES", "win-1")
 	if !linked(cause, effect) {
 		t.Errorf("LINUX-ROUTES on node-1 does not explain NET-ROUTES on win-1:\n%+v\n%+v", cause, effect)
 	}
@@ -202,7 +202,7 @@ func TestLinuxRootCauseLinks(t *testing.T) {
 		t.Error("node-1's missing route explains a NET-ROUTES finding about node-0")
 	}
 	s := scenarioMap(t, "mixed-hardway-swap-on")
-	if c, e := judge(t, s, "LINUX-SWAP", "node-0"), judge(t, s, "LINUX-SERVICES", "node-0"); !linked(c, e) {
+	if c, e := judgeLinux(t, s, "LINUX-SWAP", "node-0"), judgeLinux(t, s, "LINUX-SERVICES", "node-0"); !linked(c, e) {
 		t.Errorf("LINUX-SWAP does not explain %q", e.Summary)
 	}
 }
@@ -214,12 +214,12 @@ func TestLinuxRoutesOffHost(t *testing.T) {
 	m := scenarioMap(t, "mixed-hardway-healthy")
 	m["nodes/node-1/linux-ip-route.json"] = &fstest.MapFile{Data: []byte(
 		`[{"dst":"default","gateway":"10.240.0.1","dev":"ens4","protocol":"dhcp","flags":[]},{"dst":"10.200.1.0/24","dev":"cnio0","protocol":"kernel","scope":"link","flags":[]}]` + "\n")}
-	if f := judge(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Warn || f.Fix != nil {
+	if f := judgeLinux(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Warn || f.Fix != nil {
 		t.Errorf("off-host routing: %s %q fix %v", f.Status, f.Summary, f.Fix)
 	}
 	m["nodes/node-1/linux-cni.txt"] = &fstest.MapFile{Data: []byte("==> /etc/cni/net.d/10-calico.conflist <==\n" +
 		`{"name":"k8s-pod-network","cniVersion":"0.3.1","plugins":[{"type":"calico","ipam":{"type":"calico-ipam"}}]}` + "\n")}
-	if f := judge(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Skip {
+	if f := judgeLinux(t, m, "LINUX-ROUTES", "node-1"); f.Status != probes.Skip {
 		t.Errorf("calico: %s %q", f.Status, f.Summary)
 	}
 }
