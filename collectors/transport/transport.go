@@ -40,6 +40,9 @@ const (
 	WinRMHTTPS Kind = "winrm-https" // HTTPS, port 5986
 	SSH        Kind = "ssh"         // port 22
 	Local      Kind = "local"       // this machine (Windows only)
+	// HostProcess is a short-lived HostProcess pod on the node, reached through the
+	// Kubernetes API (pods/exec): no node address or credentials.
+	HostProcess Kind = "hostprocess"
 )
 
 // DefaultPort is the well-known port of a transport kind.
@@ -57,16 +60,17 @@ func (k Kind) DefaultPort() int {
 // ParseKind reads a transport name.
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case WinRM, WinRMHTTPS, SSH, Local:
+	case WinRM, WinRMHTTPS, SSH, Local, HostProcess:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh or local)", s)
+	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh, local or hostprocess)", s)
 }
 
 // Config says how to reach and authenticate to one node. Password is a secret: it is
 // never logged, printed or put on a command line.
 type Config struct {
 	Kind Kind
+	Node string // the Kubernetes node name (HostProcess reaches the node by it)
 	Host string
 	Port int // 0: the kind's default
 
@@ -127,6 +131,9 @@ func ReplyError(t Transport, err error, hint string) error {
 
 // Address is host:port with the kind's default port filled in.
 func (c Config) Address() string {
+	if c.Kind == HostProcess {
+		return "node/" + c.Node // reached through the API server, not at an address
+	}
 	p := c.Port
 	if p == 0 {
 		p = c.Kind.DefaultPort()

@@ -1,0 +1,66 @@
+package hostprocess
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
+	"k8s.io/streaming/pkg/httpstream"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+)
+
+// exec runs argv in the pod's container through the API server's pods/exec, stdin fed
+// from the command's body. Like kubectl exec it speaks WebSocket (v5.channel.k8s.io)
+// first and falls back to SPDY when the upgrade fails (an older API server, a proxy).
+// A non-zero exit status is an Output, not an error.
+func (r *Run) exec(ctx context.Context, pod string, argv []string, stdin []byte) (transport.Output, error) {
+	req := r.opts.Client.CoreV1().RESTClient().Post().
+		Resource("pods").Namespace(r.opts.Namespace).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: containerName, Command: argv,
+			Stdin: true, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	spdy, err := remotecommand.NewSPDYExecutor(r.opts.Config, "POST", req.URL())
+	if err != nil {
+		return transport.Output{}, fmt.Errorf("preparing the SPDY exec: %w", err)
+	}
+	// WebSocket must be GET (RFC 6455 section 4.1).
+	ws, err := remotecommand.NewWebSocketExecutor(r.opts.Config, "GET", req.URL().String())
+	if err != nil {
+		return transport.Output{}, fmt.Errorf("preparing the WebSocket exec: %w", err)
+	}
+	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	if err != nil {
+		return transport.Output{}, err
+	}
+	var stdout, stderr bytes.Buffer
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: bytes.NewReader(stdin), Stdout: &stdout, Stderr: &stderr})
+	out := transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	var exit utilexec.ExitError
+	if errors.As(err, &exit) && exit.Exited() {
+		out.ExitCode = exit.ExitStatus()
+		return out, nil
+	}
+	return out, err
+}
+
+// execError words a failed exec: cancelled, forbidden (RBAC on pods/exec), or the
+// stream cut (the node went away, the kubelet restarted).
+func (t *Transport) execError(ctx context.Context, pod string, err error) error {
+	where := "exec in " + t.run.opts.Namespace + "/" + pod
+	switch {
+	case ctx.Err() != nil:
+		return t.fail(where, fmt.Errorf("%w (%v)", ctx.Err(), err), "")
+	case apierrors.IsForbidden(err):
+		return t.fail(where, err, "the exec needs create on pods/exec in namespace "+t.run.opts.Namespace+": see docs/rbac.yaml")
+	}
+	return t.fail(where, fmt.Errorf("the stream ended before the command did: %w", err),
+		"the node or its kubelet may have gone away: kubectl get node "+t.node)
+}
