@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
@@ -51,6 +53,20 @@ func (r *Run) exec(ctx context.Context, pod string, argv []string, stdin []byte)
 	return out, err
 }
 
+// mayExec asks the API server whether this user may exec into the pod: the refusal of an
+// exec upgrade comes back as plain text ("unable to upgrade connection: ..."), not as a
+// Status to test, so RBAC is asked directly (SelfSubjectAccessReview, which every
+// authenticated user may create). An unanswered question counts as allowed.
+func (r *Run) mayExec(pod string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.DeleteTimeout)
+	defer cancel()
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: r.opts.Namespace, Verb: "create",
+			Resource: "pods", Subresource: "exec", Name: pod}}}
+	got, err := r.opts.Client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	return err != nil || got.Status.Allowed
+}
+
 // execError words a failed exec: cancelled, forbidden (RBAC on pods/exec), or the
 // stream cut (the node went away, the kubelet restarted).
 func (t *Transport) execError(ctx context.Context, pod string, err error) error {
@@ -58,7 +74,7 @@ func (t *Transport) execError(ctx context.Context, pod string, err error) error 
 	switch {
 	case ctx.Err() != nil:
 		return t.fail(where, fmt.Errorf("%w (%v)", ctx.Err(), err), "")
-	case apierrors.IsForbidden(err):
+	case apierrors.IsForbidden(err) || !t.run.mayExec(pod):
 		return t.fail(where, err, "the exec needs create on pods/exec in namespace "+t.run.opts.Namespace+": see docs/rbac.yaml")
 	}
 	return t.fail(where, fmt.Errorf("the stream ended before the command did: %w", err),
