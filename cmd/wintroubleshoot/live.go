@@ -161,6 +161,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP})
 		}
 		s.client = client
+		a.transports().attach(client)
 		s.cluster, s.context = client.Server(), client.Context()
 		s.source = "live cluster " + s.context
 	}

@@ -96,6 +96,7 @@ func TestFaultExecForbidden(t *testing.T) {
 	if _, err := w.cs.RbacV1().RoleBindings("default").Create(t.Context(), rb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	waitAllowed(t, w.cs, "sre", "default", "")
 	cfg, err := w.c.UserConfig("sre")
 	if err != nil {
 		t.Fatal(err)
