@@ -89,7 +89,8 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	if ctx.Err() != nil {
 		return interrupted()
 	}
-	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
+	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context,
+		Reached: o.access.reachedMeta(api.Engine.Reached)}
 	err = printFindings(ctx, streams, format, failOn, meta, findings, api.Read, o.out, red)
 	if len(api.Targets) > 0 && reached.Load() == 0 && !isUsage(err) {
 		// No node answered: what the cluster says about them is not a judgement of
@@ -146,7 +147,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	}
 	tree := collectors.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
-		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
+		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog()}}
 	client, kerr := kube.New(o.kube)
 	if kerr != nil && o.explicitCluster() {
 		// A cluster named but not loadable (a mistyped --context, a malformed

@@ -47,7 +47,10 @@ type kindSpec struct {
 // transportRegistry is the one list of transports, in the order --transport help
 // shows them; the first is the default.
 func transportRegistry() transports {
-	return transports{winrmTransport(), sshTransport(), localTransport(), hostprocessTransport()}
+	var ts transports
+	ts = transports{winrmTransport(), sshTransport(), localTransport(), hostprocessTransport(),
+		autoTransport(func() transports { return ts })}
+	return ts
 }
 
 type transports []*transportSpec

@@ -43,6 +43,9 @@ const (
 	// HostProcess is a short-lived HostProcess pod on the node, reached through the
 	// Kubernetes API (pods/exec): no node address or credentials.
 	HostProcess Kind = "hostprocess"
+	// Auto picks per node: WinRM or SSH where an address and credentials are configured,
+	// else (or when those do not answer) HostProcess.
+	Auto Kind = "auto"
 )
 
 // DefaultPort is the well-known port of a transport kind.
@@ -60,10 +63,10 @@ func (k Kind) DefaultPort() int {
 // ParseKind reads a transport name.
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case WinRM, WinRMHTTPS, SSH, Local, HostProcess:
+	case WinRM, WinRMHTTPS, SSH, Local, HostProcess, Auto:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh, local or hostprocess)", s)
+	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh, local, hostprocess or auto)", s)
 }
 
 // Config says how to reach and authenticate to one node. Password is a secret: it is
@@ -109,6 +112,22 @@ func WarningsOf(t Transport) []string {
 		return w.Warnings()
 	}
 	return nil
+}
+
+// Chooser is a Transport that picked one of several ways to reach its node (auto): Via
+// names the one that answered and why the ones before it did not ("" before it chose).
+type Chooser interface {
+	Via() (Kind, string)
+}
+
+// ViaOf is how t reached its node: a Chooser's choice, else cfg's kind.
+func ViaOf(t Transport, cfg Config) (Kind, string) {
+	if c, ok := t.(Chooser); ok {
+		if k, why := c.Via(); k != "" {
+			return k, why
+		}
+	}
+	return cfg.Kind, ""
 }
 
 // Endpoint is a Transport that can say what it reaches, so an error found above it (a

@@ -41,6 +41,15 @@ type Event struct {
 	Findings []probes.Finding
 	Err      error
 	Elapsed  time.Duration
+	// Via is the transport that answered (NodeCollected; "" when none did).
+	Via transport.Kind
+}
+
+// Reach is how a node was reached: the transport that answered and, when it was chosen
+// among several (--transport auto), why the ones tried before it did not.
+type Reach struct {
+	Kind transport.Kind
+	Why  string
 }
 
 // Engine collects and judges. Tree holds all evidence gathered so far (cluster evidence
@@ -53,6 +62,50 @@ type Engine struct {
 	Tree        *collectors.Tree
 	// Params optionally passes parameters to snippets, by snippet name.
 	Params map[string]map[string]any
+
+	// Reached, when set, records how each node was reached (copies of the engine share it).
+	Reached *ReachLog
+}
+
+// ReachLog is how each node swept so far was reached, by node name; safe for concurrent use.
+type ReachLog struct {
+	mu sync.Mutex
+	m  map[string]Reach
+}
+
+// NewReachLog is an empty log.
+func NewReachLog() *ReachLog { return &ReachLog{m: map[string]Reach{}} }
+
+// All is a copy of the log (nil-safe).
+func (l *ReachLog) All() map[string]Reach {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]Reach, len(l.m))
+	for k, v := range l.m {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *Engine) reach(node string) Reach {
+	if e.Reached == nil {
+		return Reach{}
+	}
+	e.Reached.mu.Lock()
+	defer e.Reached.mu.Unlock()
+	return e.Reached.m[node]
+}
+
+func (e *Engine) noteReach(node string, r Reach) {
+	if e.Reached == nil {
+		return
+	}
+	e.Reached.mu.Lock()
+	defer e.Reached.mu.Unlock()
+	e.Reached.m[node] = r
 }
 
 // Probe sweeps every target and judges it, emitting events (emit may be nil; it is called
@@ -104,7 +157,11 @@ func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []pr
 	start := time.Now()
 	send(Event{Kind: NodeStarted, Node: t.Name})
 	err := e.Collect(ctx, t, e.Registry.NodeNeeds(e.Registry.Probes()))
-	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start)})
+	var via transport.Kind
+	if err == nil {
+		via = e.reach(t.Name).Kind
+	}
+	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start), Via: via})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
 	Sort(fs)
 	Link(probes.CauseRules(), fs) // this node's links now; Probe links the whole run at the end
@@ -142,7 +199,12 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	if err == nil {
+		kind, why := transport.ViaOf(tr, t.Transport)
+		e.noteReach(t.Name, Reach{Kind: kind, Why: why})
+	}
+	return files, err
 }
 
 func sweepErrText(t Target, err error) string {
