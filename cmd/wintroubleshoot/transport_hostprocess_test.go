@@ -32,7 +32,9 @@ func TestTransportAutoMixedFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := func() *fakenode.Node { return fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: meta.Nodes[0]}) }
+	fake := func() *fakenode.Node {
+		return fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: meta.Nodes[0]})
+	}
 	for _, name := range []string{"win-a", "win-b"} {
 		k, err := fakenode.StartKubelet(t.Context(), fakenode.KubeletOptions{Name: name, Client: cs, TLS: tlsCfg, Responder: fake()})
 		if err != nil {
