@@ -163,6 +163,9 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		}
 		s.client = client
 		a.transports().attach(client)
+		s.engine.Logs = func(ctx context.Context, tree *collectors.Tree, node string, names []string) {
+			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
+		}
 		s.cluster, s.context = client.Server(), client.Context()
 		s.source = "live cluster " + s.context
 	}

@@ -65,6 +65,9 @@ type Engine struct {
 
 	// Reached, when set, records how each node was reached (copies of the engine share it).
 	Reached *ReachLog
+	// Logs, when set, fills in log files a successful sweep could not give from another
+	// source (node log query through the API server), recording where each came from.
+	Logs func(ctx context.Context, tree *collectors.Tree, node string, names []string)
 }
 
 // ReachLog is how each node swept so far was reached, by node name; safe for concurrent use.
@@ -190,6 +193,9 @@ func (e *Engine) Collect(ctx context.Context, t Target, names []string) error {
 		return err
 	}
 	e.Tree.PutAll(prefix, files)
+	if e.Logs != nil {
+		e.Logs(ctx, e.Tree, t.Name, names)
+	}
 	return nil
 }
 
