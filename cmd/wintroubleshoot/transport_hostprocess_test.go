@@ -82,3 +82,34 @@ func TestTransportAutoMixedFleet(t *testing.T) {
 		t.Fatalf("pods left: %d (%v)", len(left.Items), err)
 	}
 }
+
+// TestDemoHostProcess: demo --hostprocess adds a node per scenario reached through a
+// HostProcess pod, judged exactly as the same scenario over WinRM/SSH; without the
+// kube-apiserver binaries it says what to do instead.
+func TestDemoHostProcess(t *testing.T) {
+	if kubeapi.BinDir() == "" {
+		t.Skip("needs the kube-apiserver binaries (WTS_KUBEAPI_BIN)")
+	}
+	code, out, errOut := run(t, "demo", "--hostprocess", "--report", "-o", "json", "--scenario", "routes-missing")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct{ Findings []struct{ Probe, Node, Status, Summary string } }
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	byNode := map[string][]string{}
+	for _, f := range rep.Findings {
+		byNode[f.Node] = append(byNode[f.Node], f.Probe+" "+f.Status+" "+f.Summary)
+	}
+	hp, direct := byNode["hostprocess:routes-missing.win-1"], byNode["routes-missing"]
+	if len(hp) == 0 || strings.Join(hp, "\n") != strings.Join(direct, "\n") {
+		t.Fatalf("hostprocess node:\n  %s\nWinRM/SSH node:\n  %s", strings.Join(hp, "\n  "), strings.Join(direct, "\n  "))
+	}
+
+	t.Setenv("WTS_KUBEAPI_BIN", t.TempDir()) // no binaries there
+	code, _, errOut = run(t, "demo", "--hostprocess", "--report", "--scenario", "routes-missing")
+	if code != 2 || !strings.Contains(errOut, "fixtures/kubeapi/build.sh") {
+		t.Fatalf("without binaries: exit %d, %q", code, errOut)
+	}
+}
