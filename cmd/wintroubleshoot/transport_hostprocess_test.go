@@ -94,7 +94,9 @@ func TestDemoHostProcess(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep struct{ Findings []struct{ Probe, Node, Status, Summary string } }
+	var rep struct {
+		Findings []struct{ Probe, Node, Status, Summary string }
+	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
