@@ -52,7 +52,7 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
 	reg := a.transports()
-	f.StringVar(&a.transport, "transport", string(reg[0].kinds[0].kind), reg.help())
+	f.StringVar(&a.transport, "transport", string(transport.Auto), reg.help())
 	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
 	// flag is kept here with that meaning.
 	f.StringVar(&a.user, "node-user", "Administrator", "user name on the Windows nodes")

@@ -13,7 +13,7 @@ import (
 
 // autoTransport picks, per node, a transport that answers: WinRM HTTPS where a password
 // is configured, SSH where a key or ssh-agent is, then a HostProcess pod through the
-// cluster. It records which one answered and why the ones before it did not. The other
+// cluster (not after an address given with --node: the user said how to reach it). It records which one answered and why the ones before it did not. The other
 // transports' options all apply (each writes its own fields of the node's config).
 func autoTransport(reg func() transports) *transportSpec {
 	return &transportSpec{
@@ -70,7 +70,11 @@ func (a *autoTr) plan(cfg transport.Config) {
 			a.cands = append(a.cands, addr(transport.SSH))
 		}
 	}
-	if cfg.Node == "" {
+	switch {
+	case cfg.Given && len(a.cands) > 0:
+		a.why = append(a.why, "hostprocess: not tried, --node gave this node's address")
+		return
+	case cfg.Node == "":
 		a.why = append(a.why, "hostprocess: not tried, the node is not a cluster node")
 		return
 	}

@@ -74,6 +74,9 @@ func ParseKind(s string) (Kind, error) {
 type Config struct {
 	Kind Kind
 	Node string // the Kubernetes node name (HostProcess reaches the node by it)
+	// Given: the address was given for this node (--node), not discovered; auto then
+	// sticks to it rather than fall back to a pod.
+	Given bool
 	Host string
 	Port int // 0: the kind's default
 

@@ -75,3 +75,55 @@ func TestLiveEqualsAnalyzeHostProcess(t *testing.T) {
 		})
 	}
 }
+
+// TestFixOverHostProcess: a node fix runs through a HostProcess pod as over WinRM: the
+// node runs exactly the fix, the re-sweep verifies it, and no pod is left.
+func TestFixOverHostProcess(t *testing.T) {
+	c := kubeapi.Start(t)
+	cs := kubernetes.NewForConfigOrDie(c.Config)
+	tlsCfg, err := c.KubeletServerTLS(net.ParseIP("127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, meta, _, err := scenarios.Load("routes-missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := meta.Nodes[0]
+	fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
+	k, err := fakenode.StartKubelet(t.Context(), fakenode.KubeletOptions{Name: node, Client: cs, TLS: tlsCfg, Responder: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	run, err := hostprocess.NewRun(hostprocess.Options{Client: cs, Config: c.Config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(_ context.Context, cfg transport.Config) (transport.Transport, error) { return run.Dial(cfg) }
+	target := engine.Target{Name: node, Transport: transport.Config{Kind: transport.HostProcess, Node: node, Timeout: time.Minute}}
+	eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(t, fsys)}
+	fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{node: target},
+		Audit: &engine.Audit{Path: t.TempDir() + "/audit.jsonl"}, User: "tester"}
+	var f probes.Finding
+	for _, got := range eng.ProbeNode(context.Background(), target, func(engine.Event) {}) {
+		if got.Probe == "NET-ROUTES" {
+			f = got
+		}
+	}
+	fix := pick(f, "add-routes")
+	if fix == nil {
+		t.Fatalf("NET-ROUTES offers no add-routes fix: %+v", f)
+	}
+	out, err := fx.Apply(context.Background(), f, fix, engine.Typed("y"))
+	if err != nil || out.Result != engine.Verified {
+		t.Fatalf("fix over hostprocess: %v, %s %s", err, out.Result, out.After.Summary)
+	}
+	if applied := fake.Applied(); len(applied) != 1 {
+		t.Fatalf("the node applied %v, want the one fix", applied)
+	}
+	left, err := cs.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{LabelSelector: hostprocess.ManagedByLabel + "=" + hostprocess.ManagedByValue})
+	if err != nil || len(left.Items) != 0 {
+		t.Fatalf("pods left after the fix: %d (%v)", len(left.Items), err)
+	}
+}

@@ -88,6 +88,7 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 		cfg := config(def, n.Address, 0)
 		if o, ok := byName[n.Name]; ok {
 			cfg = config(o.Kind, o.Host, o.Port)
+			cfg.Given = true
 		}
 		cfg.Node = n.Name
 		seen[n.Name] = true
@@ -99,7 +100,7 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 		case len(found) == 0:
 			seen[o.Name] = true
 			cfg := config(o.Kind, o.Host, o.Port)
-			cfg.Node = o.Name
+			cfg.Node, cfg.Given = o.Name, true
 			targets = append(targets, Target{Name: o.Name, Transport: cfg})
 		default:
 			warnings = append(warnings, fmt.Sprintf("--node %s: no Windows node of that name in the cluster", o.Name))
