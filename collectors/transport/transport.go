@@ -77,8 +77,8 @@ type Config struct {
 	// Given: the address was given for this node (--node), not discovered; auto then
 	// sticks to it rather than fall back to a pod.
 	Given bool
-	Host string
-	Port int // 0: the kind's default
+	Host  string
+	Port  int // 0: the kind's default
 
 	User     string
 	Password string `json:"-"`
