@@ -92,6 +92,9 @@ func nodeRow(n *node, st styles, frame string, w int, sel, focused bool) string 
 	glyph, plainGlyph := nodeGlyph(n, st, frame)
 	note := n.note
 	name := oneLine(n.label())
+	if n.via != "" {
+		name += " [" + n.via + "]"
+	}
 	nameW := max(1, w-4-ansi.StringWidth(note)-1)
 	if ansi.StringWidth(name) > nameW {
 		name = ansi.Truncate(name, nameW, "…")

@@ -28,6 +28,7 @@ type node struct {
 	judged    bool
 	cancelled bool
 	err       string // collection error (unreachable), one line
+	via       string // the transport that answered its last sweep (--transport auto picks per node)
 
 	findings []probes.Finding // report order: root causes first, consequences folded under them
 	causes   [][]probes.Ref   // per finding: the findings of this node that explain it

@@ -137,7 +137,7 @@ func (m *Model) applyEvent(s *sweep, ev engine.Event, sel *node) (added, touched
 	case engine.NodeStarted:
 		n.state, n.cancelled = nodeRunning, false
 	case engine.NodeCollected:
-		n.err = ""
+		n.err, n.via = "", string(ev.Via)
 		if ev.Err != nil {
 			n.err = oneLine(ev.Err.Error())
 		}

@@ -23,6 +23,7 @@ func newDemoCmd(streams genericiooptions.IOStreams) *cobra.Command {
 	var out outputOptions
 	var headless bool
 	var only []string
+	var hostProcess bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run against a built-in fleet of fake Windows nodes (no cluster, no Windows needed)",
@@ -43,7 +44,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 				return err
 			}
 			ctx := cmd.Context()
-			fl, stop, err := startDemo(ctx, only)
+			fl, stop, err := startDemo(ctx, only, hostProcess)
 			if err != nil {
 				return &exitError{code: report.ExitUsage, err: err}
 			}
@@ -65,13 +66,14 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 	}
 	out.addFlags(cmd)
 	cmd.Flags().BoolVar(&headless, "report", false, "print the findings instead of opening the screen")
+	cmd.Flags().BoolVar(&hostProcess, "hostprocess", false, "also reach each scenario's node through a HostProcess pod on a real kube-apiserver on loopback (needs the binaries of fixtures/kubeapi/build.sh; a few seconds more to start)")
 	cmd.Flags().StringArrayVar(&only, "scenario", nil, "only these scenarios (default: all of "+strings.Join(scenarios.Names(), ", ")+")")
 	return cmd
 }
 
 // startDemo starts the fake fleet and a member per scenario. Each member's engine holds
 // its scenario's cluster evidence; API-side fixes edit that evidence in memory.
-func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error) {
+func startDemo(ctx context.Context, only []string, hostProcess bool) (*engine.Fleet, func(), error) {
 	names := only
 	if len(names) == 0 {
 		names = scenarios.Names()
@@ -101,6 +103,10 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 	}
 	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
+	fixer := func(eng *engine.Engine, t engine.Target, tree *collectors.Tree) *engine.Fixer {
+		return &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{t.Name: t}, Kube: &engine.MemCluster{Tree: tree},
+			Audit: audit, User: who}
+	}
 	for _, m := range fakes.Members {
 		tree := collectors.NewTree()
 		// Cluster evidence only: node evidence comes over the wire from the fake node.
@@ -114,11 +120,17 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 		if len(scs) > len(names) {
 			display = m.Scenario + "." + m.Node
 		}
-		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &engine.MemCluster{Tree: tree},
-			Audit: audit, User: who}
-		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fx})
+		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fixer(eng, t, tree)})
 	}
-	return fl, func() { fakes.Close() }, nil
+	if !hostProcess {
+		return fl, func() { fakes.Close() }, nil
+	}
+	stopHP, err := addHostProcessDemo(ctx, fl, names, fixer)
+	if err != nil {
+		fakes.Close()
+		return nil, nil, err
+	}
+	return fl, func() { stopHP(); fakes.Close() }, nil
 }
 
 type nopWriter struct{}

@@ -89,7 +89,8 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	if ctx.Err() != nil {
 		return interrupted()
 	}
-	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context}
+	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: api.Source, Cluster: api.Cluster, Context: api.Context,
+		Reached: o.access.reachedMeta(api.Engine.Reached)}
 	err = printFindings(ctx, streams, format, failOn, meta, findings, api.Read, o.out, red)
 	if len(api.Targets) > 0 && reached.Load() == 0 && !isUsage(err) {
 		// No node answered: what the cluster says about them is not a judgement of
@@ -146,7 +147,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	}
 	tree := collectors.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
-		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree}}
+		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog()}}
 	client, kerr := kube.New(o.kube)
 	if kerr != nil && o.explicitCluster() {
 		// A cluster named but not loadable (a mistyped --context, a malformed
@@ -161,6 +162,10 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP})
 		}
 		s.client = client
+		a.transports().attach(client)
+		s.engine.Logs = func(ctx context.Context, tree *collectors.Tree, node string, names []string) {
+			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
+		}
 		s.cluster, s.context = client.Server(), client.Context()
 		s.source = "live cluster " + s.context
 	}
@@ -184,6 +189,10 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	pw, err := a.password(ctx, streams, secret)
 	if err != nil {
 		return nil, usageErr("%v", err)
+	}
+	if def == transport.Auto && s.client == nil && pw == "" && a.transports().needsPassword(transport.SSH) {
+		// No cluster for a HostProcess pod and no credentials for WinRM or SSH: nothing to try.
+		return nil, usageErr("no node password: set %s, or pass --password-file, --password-secret, --password-prompt or --ssh-key (without a cluster, --transport auto can only use WinRM or SSH)", a.passwordEnv)
 	}
 	targets, warnings := engine.ResolveTargets(found, overrides, def, func(kind transport.Kind, host string, port int) transport.Config {
 		cfg := a.config(kind, host, port)

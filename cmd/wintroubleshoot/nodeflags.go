@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
@@ -27,6 +28,8 @@ type nodeAccess struct {
 	secretKubeconfig string
 	concurrency      int
 	timeout          time.Duration
+	nodeLogSince     time.Duration // node log query: how far back (kube.NodeLogOptions)
+	nodeLogMax       int
 	// reg holds each transport's own options; made once, because the same nodeAccess
 	// adds its flags to several commands and the values must land in one place.
 	reg transports
@@ -49,7 +52,7 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
 	reg := a.transports()
-	f.StringVar(&a.transport, "transport", string(reg[0].kinds[0].kind), reg.help())
+	f.StringVar(&a.transport, "transport", string(transport.Auto), reg.help())
 	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
 	// flag is kept here with that meaning.
 	f.StringVar(&a.user, "node-user", "Administrator", "user name on the Windows nodes")
@@ -61,6 +64,8 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	reg.addFlags(f)
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
+	f.DurationVar(&a.nodeLogSince, "node-log-since", 24*time.Hour, "node log query (logs a node's sweep did not give, through the API server): how far back; 0: all")
+	f.IntVar(&a.nodeLogMax, "node-log-max-bytes", kube.DefaultNodeLogMax, "node log query: most bytes kept of each log (its tail)")
 	// One password source at a time; the environment variable is the fallback of all.
 	cmd.MarkFlagsMutuallyExclusive("password-file", "password-secret", "password-prompt")
 }
@@ -113,6 +118,9 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 	}
 	if a.timeout <= 0 {
 		return "", nil, usageErr("--timeout %s: want a positive duration such as 2m", a.timeout)
+	}
+	if a.nodeLogSince < 0 || a.nodeLogMax <= 0 {
+		return "", nil, usageErr("--node-log-since %s, --node-log-max-bytes %d: want a duration >= 0 and a positive size", a.nodeLogSince, a.nodeLogMax)
 	}
 	if a.concurrency <= 0 {
 		return "", nil, usageErr("--concurrency %d: want at least 1", a.concurrency)

@@ -127,6 +127,12 @@ wintroubleshoot connects to the cluster (kubeconfig) and to each Windows node (W
 SSH), runs its probes, explains each failure with the evidence, and offers fixes that are
 previewed before they run and verified after.
 
+Without node credentials, --transport hostprocess reaches each node through the Kubernetes
+API in a short-lived HostProcess pod; it needs, in one namespace (--hostprocess-namespace):
+pods create/get/list/watch/delete and pods/exec create (docs/rbac.yaml), and PodSecurity
+privileged there. --transport auto (the default) picks per node: WinRM or SSH where an
+address and credentials answer, else that pod; the report says which answered.
+
 With no subcommand it opens the interactive screen; --report prints the findings instead.
 With no cluster at hand, 'wintroubleshoot demo' runs against a built-in fleet of fake nodes.
 

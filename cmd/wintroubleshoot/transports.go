@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
@@ -31,6 +32,9 @@ type transportSpec struct {
 	validate func() error
 	// dial opens a node; warn prints a warning once per run (insecure options).
 	dial func(cfg transport.Config, warn func(string)) (transport.Transport, error)
+	// attach hands over the cluster client once the run has one (nil: the transport
+	// does not use the cluster).
+	attach func(c *kube.Client)
 }
 
 // kindSpec is one name of a transport, with its well-known port and its help.
@@ -43,7 +47,10 @@ type kindSpec struct {
 // transportRegistry is the one list of transports, in the order --transport help
 // shows them; the first is the default.
 func transportRegistry() transports {
-	return transports{winrmTransport(), sshTransport(), localTransport()}
+	var ts transports
+	ts = transports{winrmTransport(), sshTransport(), localTransport(), hostprocessTransport(),
+		autoTransport(func() transports { return ts })}
+	return ts
 }
 
 type transports []*transportSpec
@@ -122,6 +129,15 @@ func (ts transports) config(c transport.Config) transport.Config {
 		s.configure(&c)
 	}
 	return c
+}
+
+// attach gives every transport that uses the cluster its client.
+func (ts transports) attach(c *kube.Client) {
+	for _, s := range ts {
+		if s.attach != nil {
+			s.attach(c)
+		}
+	}
 }
 
 // validate checks every transport's own options.

@@ -30,7 +30,7 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 	if err != nil {
 		if !o.explicitCluster() && len(o.access.nodes) == 0 {
 			fmt.Fprintf(streams.ErrOut, "no cluster at hand (%v)\nopening the demo fleet: fake Windows nodes on loopback (wintroubleshoot demo)\n", firstLineOf(err))
-			fl, stop, derr := startDemo(ctx, nil)
+			fl, stop, derr := startDemo(ctx, nil, false)
 			if derr != nil {
 				return &exitError{code: report.ExitUsage, err: derr}
 			}

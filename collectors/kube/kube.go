@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -20,9 +21,10 @@ import (
 // Client is a clientset bound to one kubeconfig context.
 type Client struct {
 	cs        kubernetes.Interface
-	context   string // kubeconfig context in use, named in every error
-	server    string // API server URL, named when it cannot be reached
-	namespace string // -n, else the context's namespace, else "default"
+	rest      *rest.Config // for pods/exec and node proxy streams
+	context   string       // kubeconfig context in use, named in every error
+	server    string       // API server URL, named when it cannot be reached
+	namespace string       // -n, else the context's namespace, else "default"
 	timeout   requestTimeout
 }
 
@@ -58,8 +60,14 @@ func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating a Kubernetes client for context %q (%s): %w", name, cfg.Host, err)
 	}
-	return &Client{cs: cs, context: name, server: cfg.Host, namespace: ns, timeout: timeout}, nil
+	return &Client{cs: cs, rest: cfg, context: name, server: cfg.Host, namespace: ns, timeout: timeout}, nil
 }
+
+// Interface is the clientset.
+func (c *Client) Interface() kubernetes.Interface { return c.cs }
+
+// RESTConfig is the client's configuration, for streams (exec) clientsets do not cover.
+func (c *Client) RESTConfig() *rest.Config { return c.rest }
 
 // Context is the kubeconfig context in use.
 func (c *Client) Context() string { return c.context }

@@ -40,6 +40,12 @@ const (
 	WinRMHTTPS Kind = "winrm-https" // HTTPS, port 5986
 	SSH        Kind = "ssh"         // port 22
 	Local      Kind = "local"       // this machine (Windows only)
+	// HostProcess is a short-lived HostProcess pod on the node, reached through the
+	// Kubernetes API (pods/exec): no node address or credentials.
+	HostProcess Kind = "hostprocess"
+	// Auto picks per node: WinRM or SSH where an address and credentials are configured,
+	// else (or when those do not answer) HostProcess.
+	Auto Kind = "auto"
 )
 
 // DefaultPort is the well-known port of a transport kind.
@@ -57,18 +63,22 @@ func (k Kind) DefaultPort() int {
 // ParseKind reads a transport name.
 func ParseKind(s string) (Kind, error) {
 	switch Kind(s) {
-	case WinRM, WinRMHTTPS, SSH, Local:
+	case WinRM, WinRMHTTPS, SSH, Local, HostProcess, Auto:
 		return Kind(s), nil
 	}
-	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh or local)", s)
+	return "", fmt.Errorf("unknown transport %q (want winrm-https, winrm, ssh, local, hostprocess or auto)", s)
 }
 
 // Config says how to reach and authenticate to one node. Password is a secret: it is
 // never logged, printed or put on a command line.
 type Config struct {
 	Kind Kind
-	Host string
-	Port int // 0: the kind's default
+	Node string // the Kubernetes node name (HostProcess reaches the node by it)
+	// Given: the address was given for this node (--node), not discovered; auto then
+	// sticks to it rather than fall back to a pod.
+	Given bool
+	Host  string
+	Port  int // 0: the kind's default
 
 	User     string
 	Password string `json:"-"`
@@ -107,6 +117,22 @@ func WarningsOf(t Transport) []string {
 	return nil
 }
 
+// Chooser is a Transport that picked one of several ways to reach its node (auto): Via
+// names the one that answered and why the ones before it did not ("" before it chose).
+type Chooser interface {
+	Via() (Kind, string)
+}
+
+// ViaOf is how t reached its node: a Chooser's choice, else cfg's kind.
+func ViaOf(t Transport, cfg Config) (Kind, string) {
+	if c, ok := t.(Chooser); ok {
+		if k, why := c.Via(); k != "" {
+			return k, why
+		}
+	}
+	return cfg.Kind, ""
+}
+
 // Endpoint is a Transport that can say what it reaches, so an error found above it (a
 // reply that is not what was asked for) can name the transport and the address too.
 type Endpoint interface {
@@ -127,6 +153,9 @@ func ReplyError(t Transport, err error, hint string) error {
 
 // Address is host:port with the kind's default port filled in.
 func (c Config) Address() string {
+	if c.Kind == HostProcess {
+		return "node/" + c.Node // reached through the API server, not at an address
+	}
 	p := c.Port
 	if p == 0 {
 		p = c.Kind.DefaultPort()

@@ -41,6 +41,15 @@ type Event struct {
 	Findings []probes.Finding
 	Err      error
 	Elapsed  time.Duration
+	// Via is the transport that answered (NodeCollected; "" when none did).
+	Via transport.Kind
+}
+
+// Reach is how a node was reached: the transport that answered and, when it was chosen
+// among several (--transport auto), why the ones tried before it did not.
+type Reach struct {
+	Kind transport.Kind
+	Why  string
 }
 
 // Engine collects and judges. Tree holds all evidence gathered so far (cluster evidence
@@ -53,6 +62,53 @@ type Engine struct {
 	Tree        *collectors.Tree
 	// Params optionally passes parameters to snippets, by snippet name.
 	Params map[string]map[string]any
+
+	// Reached, when set, records how each node was reached (copies of the engine share it).
+	Reached *ReachLog
+	// Logs, when set, fills in log files a successful sweep could not give from another
+	// source (node log query through the API server), recording where each came from.
+	Logs func(ctx context.Context, tree *collectors.Tree, node string, names []string)
+}
+
+// ReachLog is how each node swept so far was reached, by node name; safe for concurrent use.
+type ReachLog struct {
+	mu sync.Mutex
+	m  map[string]Reach
+}
+
+// NewReachLog is an empty log.
+func NewReachLog() *ReachLog { return &ReachLog{m: map[string]Reach{}} }
+
+// All is a copy of the log (nil-safe).
+func (l *ReachLog) All() map[string]Reach {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]Reach, len(l.m))
+	for k, v := range l.m {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *Engine) reach(node string) Reach {
+	if e.Reached == nil {
+		return Reach{}
+	}
+	e.Reached.mu.Lock()
+	defer e.Reached.mu.Unlock()
+	return e.Reached.m[node]
+}
+
+func (e *Engine) noteReach(node string, r Reach) {
+	if e.Reached == nil {
+		return
+	}
+	e.Reached.mu.Lock()
+	defer e.Reached.mu.Unlock()
+	e.Reached.m[node] = r
 }
 
 // Probe sweeps every target and judges it, emitting events (emit may be nil; it is called
@@ -104,7 +160,11 @@ func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []pr
 	start := time.Now()
 	send(Event{Kind: NodeStarted, Node: t.Name})
 	err := e.Collect(ctx, t, e.Registry.NodeNeeds(e.Registry.Probes()))
-	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start)})
+	var via transport.Kind
+	if err == nil {
+		via = e.reach(t.Name).Kind
+	}
+	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start), Via: via})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
 	Sort(fs)
 	Link(probes.CauseRules(), fs) // this node's links now; Probe links the whole run at the end
@@ -133,6 +193,9 @@ func (e *Engine) Collect(ctx context.Context, t Target, names []string) error {
 		return err
 	}
 	e.Tree.PutAll(prefix, files)
+	if e.Logs != nil {
+		e.Logs(ctx, e.Tree, t.Name, names)
+	}
 	return nil
 }
 
@@ -142,7 +205,12 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	if err == nil {
+		kind, why := transport.ViaOf(tr, t.Transport)
+		e.noteReach(t.Name, Reach{Kind: kind, Why: why})
+	}
+	return files, err
 }
 
 func sweepErrText(t Target, err error) string {

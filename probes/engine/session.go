@@ -88,7 +88,9 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 		cfg := config(def, n.Address, 0)
 		if o, ok := byName[n.Name]; ok {
 			cfg = config(o.Kind, o.Host, o.Port)
+			cfg.Given = true
 		}
+		cfg.Node = n.Name
 		seen[n.Name] = true
 		targets = append(targets, Target{Name: n.Name, Transport: cfg})
 	}
@@ -97,7 +99,9 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 		case seen[o.Name]:
 		case len(found) == 0:
 			seen[o.Name] = true
-			targets = append(targets, Target{Name: o.Name, Transport: config(o.Kind, o.Host, o.Port)})
+			cfg := config(o.Kind, o.Host, o.Port)
+			cfg.Node, cfg.Given = o.Name, true
+			targets = append(targets, Target{Name: o.Name, Transport: cfg})
 		default:
 			warnings = append(warnings, fmt.Sprintf("--node %s: no Windows node of that name in the cluster", o.Name))
 		}

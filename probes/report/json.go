@@ -55,6 +55,7 @@ type envelope struct {
 	Source        string           `json:"source"`
 	Cluster       string           `json:"cluster"`
 	Context       string           `json:"context"`
+	Reached       string           `json:"reached,omitempty"`
 	Time          time.Time        `json:"time,omitzero"`
 	Summary       jsonSummary      `json:"summary"`
 	RootCauses    []RootCause      `json:"rootCauses"`
@@ -79,6 +80,7 @@ func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) e
 		Source:        meta.Source,
 		Cluster:       meta.Cluster,
 		Context:       meta.Context,
+		Reached:       meta.Reached,
 		Time:          meta.Time,
 		Summary: jsonSummary{
 			Nodes: nodeCount(sorted),
@@ -131,7 +133,7 @@ func Read(r io.Reader) (Meta, []probes.Finding, error) {
 	}
 	meta := Meta{
 		Tool: env.Tool, Version: env.Version, Source: env.Source,
-		Cluster: env.Cluster, Context: env.Context, Time: env.Time,
+		Cluster: env.Cluster, Context: env.Context, Time: env.Time, Reached: env.Reached,
 	}
 	return meta, env.Findings, nil
 }

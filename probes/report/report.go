@@ -23,6 +23,10 @@ type Meta struct {
 	// "bundle x.tar.gz", "dir fixtures/scenarios/foo".
 	Source           string
 	Cluster, Context string
+	// Reached says how each node was reached when the transport was chosen per node
+	// (--transport auto), ReachedLine's "win-1 over hostprocess (winrm-https: ...); ...".
+	// Empty: not shown. A string keeps Meta comparable.
+	Reached string
 	// Time is when the evidence was collected; the zero value is omitted so goldens
 	// and reproducible bundles stay stable.
 	Time time.Time
@@ -217,10 +221,26 @@ func metaParts(m Meta) [][2]string {
 	add("source", m.Source)
 	add("cluster", m.Cluster)
 	add("context", m.Context)
+	add("reached", m.Reached)
 	if !m.Time.IsZero() {
 		add("time", m.Time.Format(time.RFC3339))
 	}
 	return ps
+}
+
+// ReachedLine is how each node was reached, in one line by node name, for Meta.Reached:
+// "win-1 over hostprocess (...); win-2 over ssh".
+func ReachedLine(r map[string]string) string {
+	nodes := make([]string, 0, len(r))
+	for n := range r {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		parts[i] = n + " over " + r[n]
+	}
+	return strings.Join(parts, "; ")
 }
 
 func toolName(m Meta) string { return cmp.Or(m.Tool, "wintroubleshoot") }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+)
+
+// autoTransport picks, per node, a transport that answers: WinRM HTTPS where a password
+// is configured, SSH where a key or ssh-agent is, then a HostProcess pod through the
+// cluster (not after an address given with --node: the user said how to reach it). It records which one answered and why the ones before it did not. The other
+// transports' options all apply (each writes its own fields of the node's config).
+func autoTransport(reg func() transports) *transportSpec {
+	return &transportSpec{
+		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; the report says which answered"}},
+		configure: func(c *transport.Config) {
+			for _, s := range reg() {
+				if s.configure != nil && s.kinds[0].kind != transport.Auto {
+					s.configure(c)
+				}
+			}
+		},
+		needsPassword: func() bool { return false },
+		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {
+			ts := reg()
+			a := &autoTr{dial: func(c transport.Config) (transport.Transport, error) {
+				s, _, ok := ts.lookup(c.Kind)
+				if !ok {
+					return nil, fmt.Errorf("unknown transport %q", c.Kind)
+				}
+				return s.dial(ts.config(c), warn)
+			}}
+			a.plan(cfg)
+			return a, nil
+		},
+	}
+}
+
+// autoTr tries its candidates in order on the first Run and keeps the first that answers.
+type autoTr struct {
+	dial    func(transport.Config) (transport.Transport, error)
+	cands   []transport.Config
+	why     []string // one entry per candidate that did not answer, or was not tried
+	chosen  transport.Transport
+	chosenK transport.Kind
+}
+
+// plan lists the candidates for one node, and why the others are left out.
+func (a *autoTr) plan(cfg transport.Config) {
+	addr := func(k transport.Kind) transport.Config {
+		c := cfg
+		c.Kind = k
+		return c
+	}
+	switch {
+	case cfg.Host == "":
+		a.why = append(a.why, "winrm-https, ssh: not tried, no node address")
+	case cfg.Password == "" && cfg.KeyFile == "" && !cfg.UseAgent:
+		a.why = append(a.why, "winrm-https, ssh: not tried, no node password, SSH key or ssh-agent configured")
+	default:
+		if cfg.Password != "" {
+			a.cands = append(a.cands, addr(transport.WinRMHTTPS))
+		}
+		if cfg.KeyFile != "" || cfg.UseAgent {
+			a.cands = append(a.cands, addr(transport.SSH))
+		}
+	}
+	switch {
+	case cfg.Given && len(a.cands) > 0:
+		a.why = append(a.why, "hostprocess: not tried, --node gave this node's address")
+		return
+	case cfg.Node == "":
+		a.why = append(a.why, "hostprocess: not tried, the node is not a cluster node")
+		return
+	}
+	a.cands = append(a.cands, addr(transport.HostProcess))
+}
+
+// Run implements transport.Transport. A candidate that fails before printing anything
+// (cannot connect, refused, no cluster) gives way to the next; one that printed, or a
+// cancelled run, is the answer.
+func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
+	if a.chosen != nil {
+		return a.chosen.Run(ctx, cmd)
+	}
+	for _, c := range a.cands {
+		tr, err := a.dial(c)
+		if err == nil {
+			out, rerr := tr.Run(ctx, cmd)
+			if rerr == nil || len(out.Stdout) > 0 || ctx.Err() != nil {
+				a.chosen, a.chosenK = tr, c.Kind
+				return out, rerr
+			}
+			err = errors.Join(rerr, tr.Close())
+		}
+		a.why = append(a.why, fmt.Sprintf("%s: %v", c.Kind, err))
+	}
+	return transport.Output{}, fmt.Errorf("no transport reached the node (--transport auto): %s", strings.Join(a.why, "; "))
+}
+
+// Via implements transport.Chooser.
+func (a *autoTr) Via() (transport.Kind, string) {
+	return a.chosenK, strings.Join(a.why, "; ")
+}
+
+// Close implements transport.Transport.
+func (a *autoTr) Close() error {
+	if a.chosen == nil {
+		return nil
+	}
+	return a.chosen.Close()
+}
+
+// reachedMeta is the report's per-node line of how each node was reached, shown when the
+// transport was picked per node (--transport auto): "hostprocess (winrm-https: ...)".
+func (a *nodeAccess) reachedMeta(log *engine.ReachLog) string {
+	if transport.Kind(a.transport) != transport.Auto {
+		return ""
+	}
+	out := map[string]string{}
+	for node, r := range log.All() {
+		s := string(r.Kind)
+		if r.Why != "" {
+			s += " (" + r.Why + ")"
+		}
+		out[node] = s
+	}
+	return report.ReachedLine(out)
+}
