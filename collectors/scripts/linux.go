@@ -61,7 +61,9 @@ func LinuxFiles() []string {
 
 // IsLinuxFile says whether the Linux sweep produces the named file (and the Windows
 // sweep therefore does not).
-func IsLinuxFile(name string) bool { return slices.ContainsFunc(linuxCalls, func(c linuxCall) bool { return c.name == name }) }
+func IsLinuxFile(name string) bool {
+	return slices.ContainsFunc(linuxCalls, func(c linuxCall) bool { return c.name == name })
+}
 
 // LinuxCommand is the command a Linux call runs, for the contract table and help.
 func LinuxCommand(name string) (string, bool) {
