@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
@@ -27,6 +28,8 @@ type nodeAccess struct {
 	secretKubeconfig string
 	concurrency      int
 	timeout          time.Duration
+	// linux brings Linux workers in (--linux-nodes, --linux-user).
+	linux linuxAccess
 	// reg holds each transport's own options; made once, because the same nodeAccess
 	// adds its flags to several commands and the values must land in one place.
 	reg transports
@@ -42,7 +45,7 @@ func (a *nodeAccess) transports() transports {
 
 func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 	a.addFlagsExceptNode(cmd)
-	cmd.Flags().StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT] or NAME=ssh://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
+	cmd.Flags().StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT], NAME=ssh://HOST[:PORT] or, for a Linux worker, NAME=linux://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
 }
 
 // addFlagsExceptNode is for commands whose --node means something of their own.
@@ -59,6 +62,7 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.StringVar(&a.passwordSecret, "password-secret", "", "Kubernetes Secret holding the node password: NAMESPACE/NAME[:KEY], e.g. the Anthos windows-node-password Secret")
 	f.StringVar(&a.secretKubeconfig, "password-secret-kubeconfig", "", "kubeconfig of the cluster holding --password-secret (e.g. the Anthos admin cluster); default: the same cluster")
 	reg.addFlags(f)
+	a.linux.addFlags(f)
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
 	// One password source at a time; the environment variable is the fallback of all.
@@ -77,7 +81,9 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 		return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
 	}
 	o := engine.Override{Name: name, Kind: def}
-	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
+	if rest, ok := strings.CutPrefix(addr, linuxScheme+"://"); ok {
+		o.Kind, o.OS, addr = transport.SSH, sweep.Linux, rest
+	} else if scheme, rest, ok := strings.Cut(addr, "://"); ok {
 		k, err := ts.parse(scheme)
 		if err != nil {
 			return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)

@@ -4,6 +4,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -15,10 +16,13 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
-// Target is one Windows node and how to reach it.
+// Target is one node and how to reach it.
 type Target struct {
 	Name      string
 	Transport transport.Config
+	// OS is the node's kind (its kubernetes.io/os label); Windows when unknown, unless
+	// the evidence already collected for it (os.json) says Linux.
+	OS sweep.OS
 }
 
 // DialFunc opens a transport to a node.
@@ -142,7 +146,24 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params, OS: e.osOf(t), User: t.Transport.User})
+}
+
+// osOf is the target's kind: as resolved, else what its os.json in the tree says (a fix
+// or a re-collect on a node whose sweep found it to be Linux).
+func (e *Engine) osOf(t Target) sweep.OS {
+	if t.OS != sweep.Windows {
+		return t.OS
+	}
+	b, err := e.Tree.Evidence().Read("nodes/" + t.Name + "/os.json")
+	if err != nil {
+		return sweep.Windows
+	}
+	var os struct{ Kind string }
+	if json.Unmarshal(b, &os) == nil && os.Kind == string(sweep.Linux) {
+		return sweep.Linux
+	}
+	return sweep.Windows
 }
 
 func sweepErrText(t Target, err error) string {
