@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+
 	"github.com/spf13/pflag"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
@@ -58,4 +61,30 @@ func (l *linuxAccess) configure(targets []engine.Target, ts transports) {
 			targets[i].Transport.Password = ""
 		}
 	}
+}
+
+// nodeKinds is each judged node's kind, read from its os.json, when the findings mix
+// Linux and Windows nodes (nil otherwise: a Windows-only report names nodes alone).
+func nodeKinds(read engine.EvidenceReader, findings []probes.Finding) map[string]string {
+	if read == nil {
+		return nil
+	}
+	kinds := map[string]string{}
+	linux := false
+	for _, f := range findings {
+		if _, done := kinds[f.Node]; done || f.Node == "" {
+			continue
+		}
+		kinds[f.Node] = "windows"
+		if b, err := read(f.Node, "nodes/"+f.Node+"/os.json"); err == nil {
+			var os struct{ Kind string }
+			if json.Unmarshal(b, &os) == nil && os.Kind == string(sweep.Linux) {
+				kinds[f.Node], linux = string(sweep.Linux), true
+			}
+		}
+	}
+	if !linux {
+		return nil
+	}
+	return kinds
 }

@@ -108,7 +108,7 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 		fmt.Fprintln(w, "| Node | Status | Fail | Warn | Error | Pass |")
 		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
 		for _, r := range rows {
-			fmt.Fprintf(w, "| %s | %s %s | %d | %d | %d | %d |\n", mdCell(NodeLabel(r.Node)),
+			fmt.Fprintf(w, "| %s | %s %s | %d | %d | %d | %d |\n", mdCell(opt.nodeHeading(r.Node)),
 				r.Worst.Glyph(), r.Worst, r.Counts[probes.Fail], r.Counts[probes.Warn],
 				r.Counts[probes.Error], r.Counts[probes.Pass])
 		}
