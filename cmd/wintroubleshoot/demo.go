@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -85,7 +86,8 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 			scs = append(scs, fakenode.FleetScenario{Name: n, Node: node, FS: fsys})
 		}
 	}
-	fakes, err := fakenode.StartFleet(ctx, scs)
+	// A scenario's Linux workers are fake Linux nodes (sh over SSH), the rest Windows.
+	fakes, err := fakenode.StartMixedFleet(ctx, scs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,6 +106,9 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 		}
 		eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
+		if fakenode.IsLinuxNode(m.FS, m.Node) {
+			t.OS = sweep.Linux
+		}
 		display := m.Scenario
 		if len(scs) > len(names) {
 			display = m.Scenario + "." + m.Node

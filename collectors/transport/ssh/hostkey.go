@@ -31,6 +31,9 @@ type hostKeyCheck struct {
 
 	mu      sync.Mutex
 	failure *transport.Error
+	// banner holds what the server sent first (its version line), set before the
+	// handshake; nil: unknown.
+	banner *bannerConn
 }
 
 func newHostKeyCheck(cfg transport.Config, addr string) (*hostKeyCheck, error) {
@@ -118,7 +121,11 @@ func (h *hostKeyCheck) failed() *transport.Error {
 // explain turns a known_hosts verdict into an error a person can act on.
 func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error {
 	fp := gossh.FingerprintSHA256(key)
-	onNode := fmt.Sprintf(`ssh-keygen -lf C:\ProgramData\ssh\ssh_host_%s_key.pub`, windowsKeyName(key.Type()))
+	version := ""
+	if h.banner != nil {
+		version = h.banner.version()
+	}
+	onNode := hintsFor(version).hostKeyCommand(windowsKeyName(key.Type()))
 	keyscan := fmt.Sprintf("%sssh-keyscan -p %d %s >> %s", h.mkdir, h.port, h.host, h.shown)
 	fail := func(err error, hint string) *transport.Error {
 		return &transport.Error{Kind: h.kind, Addr: h.addr, Op: "verify host key", Err: err, Hint: hint}
@@ -143,7 +150,8 @@ func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error 
 	return fail(fmt.Errorf("checking the host key: %w", err), "")
 }
 
-// windowsKeyName maps a key type to the name Windows OpenSSH gives its host key file.
+// windowsKeyName maps a key type to the name OpenSSH gives its host key file (Windows
+// and Linux alike: ssh_host_ed25519_key).
 func windowsKeyName(keyType string) string {
 	switch {
 	case keyType == gossh.KeyAlgoED25519:
