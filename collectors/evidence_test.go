@@ -17,7 +17,9 @@ func TestKeysAreTheSnippets(t *testing.T) {
 	var keyed []string
 	for _, k := range evidence.All() {
 		m := k.Meta()
-		if m.Scope != evidence.Node {
+		// Linux keys are printed by the shell sweep of a Linux worker, not by PowerShell
+		// snippets (the Linux evidence contract, collectors/evidence/keys_linuxnode.go).
+		if m.Scope != evidence.Node || m.NodeOS() != evidence.Windows {
 			continue
 		}
 		keyed = append(keyed, m.Snippet)

@@ -20,6 +20,9 @@ type Spec struct {
 	// Layouts are the node layouts (layouts.go) whose healthy scenario it judges rather
 	// than skips; a test holds the list to what the scenarios show.
 	Layouts []string
+	// OS is the kind of node it judges: empty for Windows, evidence.Linux for a Linux
+	// worker. The registry runs a probe only on nodes of its kind (NodeOS).
+	OS evidence.OS
 }
 
 // Checker is one probe: its spec and its judgment. Check must be pure (no network, no
@@ -45,12 +48,33 @@ func (p Probe) Title() string { return p.spec.Title }
 // Spec is the probe's declaration.
 func (p Probe) Spec() Spec { return p.spec }
 
-// Needs lists the evidence it reads: node file names and cluster paths.
-func (p Probe) Needs() []string { return evidence.Names(p.spec.Reads) }
+// OS is the kind of node the probe judges.
+func (p Probe) OS() evidence.OS {
+	if p.spec.OS == "" {
+		return evidence.Windows
+	}
+	return p.spec.OS
+}
+
+// Needs lists the evidence it reads on the node it judges: node file names and cluster
+// paths. Node keys of the other kind of node are read on peers (NET-ROUTES reads a Linux
+// peer's routes back), so they are never collected on this node.
+func (p Probe) Needs() []string { return evidence.Names(p.own()) }
+
+// own is its Reads without the other OS's node keys.
+func (p Probe) own() []evidence.Ref {
+	var out []evidence.Ref
+	for _, k := range p.spec.Reads {
+		if m := k.Meta(); m.Scope == evidence.Cluster || m.NodeOS() == p.OS() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // readsNode says whether any of its evidence is a node file.
 func (p Probe) readsNode() bool {
-	return slices.ContainsFunc(p.spec.Reads, func(k evidence.Ref) bool { return k.Meta().Scope == evidence.Node })
+	return slices.ContainsFunc(p.own(), func(k evidence.Ref) bool { return k.Meta().Scope == evidence.Node })
 }
 
 // Registry is an explicit, ordered set of probes.
@@ -90,15 +114,33 @@ func (r *Registry) IDs() []string {
 	return out
 }
 
+// IDsOf lists, in registration order, the IDs of the probes that judge a kind of node.
+func (r *Registry) IDsOf(os evidence.OS) []string {
+	var out []string
+	for _, p := range r.probes {
+		if p.OS() == os {
+			out = append(out, p.ID())
+		}
+	}
+	return out
+}
+
 // Get returns the probe with an ID.
 func (r *Registry) Get(id string) (Probe, bool) { p, ok := r.byID[id]; return p, ok }
 
-// NodeNeeds is the union of node evidence names (= snippet names) the given probes read,
-// sorted.
-func (r *Registry) NodeNeeds(ps []Probe) []string {
+// NodeNeeds is the union of Windows node evidence names (= snippet names) the given
+// probes read, sorted: what the PowerShell sweep collects.
+func (r *Registry) NodeNeeds(ps []Probe) []string { return r.NodeNeedsOf(evidence.Windows, ps) }
+
+// NodeNeedsOf is the union of node evidence names of one kind of node that those of the
+// given probes judging that kind read, sorted.
+func (r *Registry) NodeNeedsOf(os evidence.OS, ps []Probe) []string {
 	var out []string
 	for _, p := range ps {
-		for _, k := range p.spec.Reads {
+		if p.OS() != os {
+			continue
+		}
+		for _, k := range p.own() {
 			if m := k.Meta(); m.Scope == evidence.Node && !slices.Contains(out, m.Snippet) {
 				out = append(out, m.Snippet)
 			}
@@ -108,8 +150,10 @@ func (r *Registry) NodeNeeds(ps []Probe) []string {
 	return out
 }
 
-// Run checks one node with every probe. A probe that panics on bad evidence becomes an
-// Error finding instead of taking the run down: other probes and nodes still judge.
+// Run checks one node with every probe of its kind (NodeOS): Windows probes never judge
+// a Linux worker, nor Linux probes a Windows node. A probe that panics on bad evidence
+// becomes an Error finding instead of taking the run down: other probes and nodes still
+// judge.
 //
 // A node that could not be reached (nodes/<node>/sweep.err) gets one REACH finding with
 // the cause instead of every node probe failing alike; probes that read only cluster
@@ -123,8 +167,9 @@ func (r *Registry) Run(node string, ev evidence.Evidence) []Finding {
 	if unreachable {
 		out = append(out, reachFinding(node, ev))
 	}
+	os := NodeOS(ev, node)
 	for _, p := range r.probes {
-		if unreachable && p.readsNode() {
+		if p.OS() != os || unreachable && p.readsNode() {
 			continue
 		}
 		out = append(out, runOne(p, node, ev))

@@ -40,6 +40,9 @@ type Meta struct {
 	// Command and Format are the contract table's columns: how to produce the file by
 	// hand, and what the decoder accepts.
 	Command, Format string
+	// OS is the kind of node that has the file: empty for Windows (every key before the
+	// Linux ones), Linux for what the shell sweep of a Linux worker prints (keys_linuxnode.go).
+	OS OS
 }
 
 // Ref is any key, whatever it decodes to: what lists of keys hold.

@@ -45,9 +45,9 @@ func LogStartup() Key[[]byte] {
 	return logKey(FileLogStartup, "`C:\\var\\log\\startup.log` (Anthos), `C:\\AzureData\\CustomDataSetupScript.log` (AKS)")
 }
 
-// All is every key, in the order the contract table shows them: cluster, node, then
-// what only a snapshot collects. Every list of evidence names derives from it.
-func All() []Ref { return slices.Concat(clusterKeys(), nodeKeys(), snapshotKeys()) }
+// All is every key, in the order the contract table shows them: cluster, Windows node,
+// Linux node, then what only a snapshot collects. Every list of evidence names derives from it.
+func All() []Ref { return slices.Concat(clusterKeys(), nodeKeys(), linuxKeys(), snapshotKeys()) }
 
 // snapshotKeys are the keys of this file, in table order.
 func snapshotKeys() []Ref {

@@ -33,6 +33,8 @@ func TestCauseRulesAcyclic(t *testing.T) {
 // are kept here, not in the generator, because another change is editing the generator.
 func scenarioRoots() map[string][]string {
 	return map[string][]string{
+		// the mixed hard-way family (fixtures/scenarios/gen/linux_scenarios.go)
+		"mixed-hardway-healthy": {},
 		// hard-way traps
 		"podcidr-empty":             {"NODE-PODCIDR", "DNS-CONFIG"}, // the address plan is a cause of its own
 		"waiting-for-network":       {"HNS-NETWORK"},
