@@ -9,11 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 )
@@ -36,28 +38,35 @@ type Request struct {
 	User string
 }
 
-// OS is the kind of a node, as its kubernetes.io/os label and its os.json say.
-type OS string
+// OS is the kind of a node, as its kubernetes.io/os label and its os.json say; the
+// zero value is Windows, as every node was before Linux workers were swept.
+type OS = evidence.OS
 
 const (
-	Windows OS = ""      // every node before Linux workers were swept: no os.json
-	Linux   OS = "linux" // a Linux worker: the shell sweep
+	Windows = evidence.Windows
+	Linux   = evidence.Linux
 )
 
-// Names is what the sweep of a node of this kind asks for out of names.
-func (o OS) Names(names []string) []string {
+// NamesFor is what the sweep of a node of kind os asks for out of names: the Linux sweep
+// produces the Linux files (scripts.IsLinuxFile), the Windows sweep every other one. A
+// Linux sweep always writes os.json, whatever probes read: it is the file that says the
+// folder is a Linux node's (probes.NodeOS), so analyze judges it as the live run did.
+func NamesFor(os OS, names []string) []string {
 	var out []string
+	if os == Linux && !slices.Contains(names, evidence.FileLinuxOS) {
+		out = append(out, evidence.FileLinuxOS)
+	}
 	for _, n := range names {
-		if scripts.IsLinuxFile(n) == (o == Linux) {
+		if scripts.IsLinuxFile(n) == (os == Linux) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// script is the sweep script and the command line that runs it on a node of this kind.
-func (o OS) script(req Request, names []string) (script, commandLine string, err error) {
-	if o == Linux {
+// script is the sweep script and the command line that runs it on the request's node.
+func script(req Request, names []string) (script, commandLine string, err error) {
+	if req.OS == Linux {
 		script, err = scripts.LinuxSweep(names, req.Limit)
 		return script, scripts.LinuxCommandLine(req.User), err
 	}
@@ -82,8 +91,8 @@ type FallbackSource interface {
 // (timeout, dropped connection) keeps every frame that arrived. An error means the node
 // gave no usable reply at all.
 func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][]byte, error) {
-	names := req.OS.Names(req.Names)
-	script, commandLine, err := req.OS.script(req, names)
+	names := NamesFor(req.OS, req.Names)
+	script, commandLine, err := script(req, names)
 	if err != nil {
 		return nil, fmt.Errorf("building the sweep script: %w", err)
 	}
@@ -98,7 +107,7 @@ func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][
 		if runErr != nil {
 			return nil, runErr
 		}
-		return nil, transport.ReplyError(tr, err, req.OS.hint(err, out))
+		return nil, transport.ReplyError(tr, err, hint(req.OS, err, out))
 	}
 	if fs, ok := tr.(FallbackSource); ok {
 		applyFallbacks(ctx, files, fs.Fallbacks())
@@ -114,10 +123,10 @@ const hintNoSweepReply = "the node ran the command but did not answer with the s
 
 // hint says what to try when a node gave no sweep reply, naming the other kind of node
 // when the reply is that kind's shell failing to find our program.
-func (o OS) hint(err error, out transport.Output) string {
+func hint(o OS, err error, out transport.Output) string {
 	text := string(out.Stderr)
 	switch {
-	case o == Windows && (strings.Contains(text, "powershell.exe: not found") || strings.Contains(text, "powershell.exe: command not found")):
+	case o != Linux && (strings.Contains(text, "powershell.exe: not found") || strings.Contains(text, "powershell.exe: command not found")):
 		return "this is a Linux node (its shell has no powershell.exe): probe it as one, --node NAME=linux://HOST or --linux-nodes"
 	case o == Linux && (strings.Contains(text, "'sh' is not recognized") || strings.Contains(text, "The term 'sh' is not recognized")):
 		return "this is a Windows node (its shell has no sh): probe it without linux://"

@@ -4,13 +4,14 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -107,7 +108,7 @@ func NotSwept(node string, err error) probes.Finding {
 func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []probes.Finding {
 	start := time.Now()
 	send(Event{Kind: NodeStarted, Node: t.Name})
-	err := e.Collect(ctx, t, e.Registry.NodeNeeds(e.Registry.Probes()))
+	err := e.Collect(ctx, t, e.nodeNeeds())
 	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start)})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
 	Sort(fs)
@@ -149,21 +150,21 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 	return sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params, OS: e.osOf(t), User: t.Transport.User})
 }
 
-// osOf is the target's kind: as resolved, else what its os.json in the tree says (a fix
-// or a re-collect on a node whose sweep found it to be Linux).
+// osOf is the target's kind: as resolved, else what the evidence already collected for
+// it says (probes.NodeOS: its os.json), for a fix or a re-collect on a node whose sweep
+// found it to be Linux.
 func (e *Engine) osOf(t Target) sweep.OS {
-	if t.OS != sweep.Windows {
+	if t.OS != "" {
 		return t.OS
 	}
-	b, err := e.Tree.Evidence().Read("nodes/" + t.Name + "/os.json")
-	if err != nil {
-		return sweep.Windows
-	}
-	var os struct{ Kind string }
-	if json.Unmarshal(b, &os) == nil && os.Kind == string(sweep.Linux) {
-		return sweep.Linux
-	}
-	return sweep.Windows
+	return probes.NodeOS(e.Tree.Evidence(), t.Name)
+}
+
+// nodeNeeds is every node file the probes read, of both kinds of node: each node's sweep
+// asks for the files of its own kind (sweep.NamesFor).
+func (e *Engine) nodeNeeds() []string {
+	ps := e.Registry.Probes()
+	return slices.Sorted(slices.Values(append(e.Registry.NodeNeedsOf(evidence.Windows, ps), e.Registry.NodeNeedsOf(evidence.Linux, ps)...)))
 }
 
 func sweepErrText(t Target, err error) string {
