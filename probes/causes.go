@@ -109,7 +109,25 @@ func CauseRules() []CauseRule {
 		same("HNS-KPROXY-NET", "SVC-KUBEPROXY", "kube-proxy exits when the network it is told to use does not exist"),
 		// taint-missing-linux-pods: without the taint Linux pods land here and fail.
 		same("NODE-TAINT", "POD-IMAGE-BUILD", "without the os=windows taint Linux pods are scheduled here"),
+		// mixed-hardway-route-missing: the Linux worker's missing route to win-1's pods is
+		// what breaks win-1's way back (NET-ROUTES' reverse path names the worker, and
+		// LINUX-ROUTES names win-1).
+		{Cause: "LINUX-ROUTES", CauseAt: Fail, Effect: "NET-ROUTES", Where: OtherNode, When: namesEachOther,
+			Why: "the Linux worker has no route to this node's pods, so replies to them never come back"},
+		// mixed-hardway-swap-on: the kubelet exits at start with swap on (failSwapOn).
+		{Cause: "LINUX-SWAP", CauseAt: Fail, Effect: "LINUX-SERVICES", Where: SameNode, When: mentions("kubelet"),
+			Why: "the kubelet refuses to start while swap is on"},
 	}
+}
+
+// namesEachOther: each finding's text names the other's node.
+func namesEachOther(cause, effect Finding) bool {
+	return mentionsNode(cause, effect) && mentionsNode(effect, cause)
+}
+
+// mentions is a When that holds when the effect's summary names what.
+func mentions(what string) func(cause, effect Finding) bool {
+	return func(_, effect Finding) bool { return strings.Contains(effect.Summary, what) }
 }
 
 // mentionsNode says whether the effect's text names the cause's node.

@@ -271,6 +271,15 @@ func Default() *Registry {
 		leftovers{},
 		logSignatures{},
 		scheduling{},
+		// Linux workers (linux_*.go), judged only on nodes whose evidence has os.json.
+		linuxServices{},
+		linuxSwap{},
+		linuxIPForward{},
+		linuxCNISubnet{},
+		linuxKubeletDNS{},
+		linuxKubeProxyCIDR{},
+		linuxRoutes{},
+		linuxVXLAN{},
 	)
 	if err != nil {
 		panic(err) // a bad spec is a programming error caught by every test

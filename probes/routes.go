@@ -18,7 +18,8 @@ type routes struct{}
 
 func (routes) Spec() Spec {
 	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
+			evidence.LinuxRoutes()}} // Linux peers' routes: the reverse path (linux_reverse.go)
 }
 
 type wantRoute struct {
@@ -90,12 +91,21 @@ func (routes) Check(c C) Finding {
 			details = append(details, fmt.Sprintf("%s (%s): no route, expected via %s", w.prefix, w.peer, w.nextHop))
 		}
 	}
-	if len(missing) == 0 && len(details) == 0 {
+	// The reverse path, where Linux peers' routes were collected (linux_reverse.go).
+	back, backCites := c.routesBack(self, nodes)
+	cites = append(cites, backCites...)
+	if len(missing) == 0 && len(details) == 0 && len(back) == 0 {
 		f := c.Pass(fmt.Sprintf("routes to all %d peer pod CIDRs", len(want)), cites...)
+		if len(backCites) > 0 {
+			f = f.With(fmt.Sprintf("and back from %d Linux peer(s) whose routes were collected", len(backCites)))
+		}
 		if viaAddRoutes > 0 {
 			f = f.With(fmt.Sprintf("%d of them via the peer's pod gateway, as the SDN AddRoutes.ps1 writes them", viaAddRoutes))
 		}
 		return f
+	}
+	if len(missing) == 0 && len(back) > 0 {
+		return c.Fail("peers have no usable route back to this node's pods", cites...).With(back...).With(details...)
 	}
 	if len(missing) == 0 {
 		return c.Warn("routes to peer pod CIDRs use unexpected next hops", cites...).With(details...)
@@ -104,7 +114,7 @@ func (routes) Check(c C) Finding {
 	for i, m := range missing {
 		prefixes[i] = m.prefix
 	}
-	f := c.Fail(fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", "))).With(details...)
+	f := c.Fail(fmt.Sprintf("missing routes to %s", strings.Join(prefixes, ", "))).With(details...).With(back...)
 	f = f.With("pods here cannot reach pods on those nodes; also add the reverse routes on them and in the cloud route table")
 	if c.podNetworkMissing() {
 		f = f.With("add them once the HNS pod network exists (HNS-NETWORK): routes added now land on an interface the network's creation replaces")

@@ -29,7 +29,8 @@ func newDemoCmd(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: strings.TrimSpace(`
 Starts, in this process, one fake Windows node per recorded scenario, speaking real WinRM
 (HTTPS and HTTP) and SSH on loopback, each with the cluster evidence of its scenario, and
-opens the interactive screen on them. Every failure kind the tool knows is in the fleet;
+opens the interactive screen on them. The mixed scenarios' Linux workers are fake Linux
+nodes answering the shell sweep over SSH, shown beside the Windows nodes. Every failure kind the tool knows is in the fleet;
 press f on a finding to watch a fix run and verify. Nothing leaves this machine.`),
 		Example: strings.TrimSpace(`
   wintroubleshoot demo
@@ -97,14 +98,22 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 	}
 	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
+	// A scenario's members share one engine (and tree), as a live run's nodes do: a
+	// Windows node's NET-ROUTES reads its Linux peers' routes from that tree.
+	fixers := map[string]*engine.Fixer{}
 	for _, m := range fakes.Members {
-		tree := collectors.NewTree()
-		// Cluster evidence only: node evidence comes over the wire from the fake node.
-		if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
-			fakes.Close()
-			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+		fx := fixers[m.Scenario]
+		if fx == nil {
+			tree := collectors.NewTree()
+			// Cluster evidence only: node evidence comes over the wire from the fake node.
+			if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
+				fakes.Close()
+				return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+			}
+			eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
+			fx = &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{}, Kube: &engine.MemCluster{Tree: tree}, Audit: audit, User: who}
+			fixers[m.Scenario] = fx
 		}
-		eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
 		if fakenode.IsLinuxNode(m.FS, m.Node) {
 			t.OS = sweep.Linux
@@ -113,9 +122,8 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 		if len(scs) > len(names) {
 			display = m.Scenario + "." + m.Node
 		}
-		fx := &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{m.Node: t}, Kube: &engine.MemCluster{Tree: tree},
-			Audit: audit, User: who}
-		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fx})
+		fx.Targets[m.Node] = t
+		fl.Add(&engine.Member{Display: display, Target: t, Engine: fx.Engine, Fixer: fx})
 	}
 	return fl, func() { fakes.Close() }, nil
 }

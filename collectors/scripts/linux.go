@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -145,19 +146,62 @@ func LinuxFix(c Call) (string, error) {
 		if !paramName.MatchString(k) {
 			return "", fmt.Errorf("fix %s: parameter name %q: want a letter, then letters, digits or _", c.Name, k)
 		}
-		var v string
-		switch x := c.Params[k].(type) {
-		case string:
-			v = x
-		case bool, float64, int, int64:
-			v = fmt.Sprint(x)
-		default:
-			return "", fmt.Errorf("fix %s: parameter %s is a %T; a Linux fix takes strings, numbers and booleans", c.Name, k, x)
+		v, err := shellValue(c.Params[k])
+		if err != nil {
+			return "", fmt.Errorf("fix %s: parameter %s: %w", c.Name, k, err)
 		}
 		fmt.Fprintf(&b, "wts_param %s %s\n", k, base64.StdEncoding.EncodeToString([]byte(v)))
 	}
 	fmt.Fprintf(&b, "wts_call %s %d - sh -c %s sh\nwts_end\n", c.Name, limitSeconds(c.Limit), shellQuote(body))
 	return b.String(), nil
+}
+
+// shellValue is a parameter as the text a shell fix reads: a string, number or boolean
+// as it is; a list one element per line, an element that is an object giving its values
+// in key order, tab-separated (`while IFS=$tab read -r a b`). Inside a list, a value may
+// hold neither a tab nor a newline: it would shift the fields.
+func shellValue(v any) (string, error) {
+	scalar := func(v any, inList bool) (string, error) {
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		case bool, float64, int, int64:
+			s = fmt.Sprint(x)
+		default:
+			return "", fmt.Errorf("a %T; a Linux fix takes strings, numbers, booleans and lists of them or of objects of them", v)
+		}
+		if inList && strings.ContainsAny(s, "\t\n") {
+			return "", fmt.Errorf("list value %q holds a tab or a newline", s)
+		}
+		return s, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return scalar(v, false)
+	}
+	lines := make([]string, 0, len(list))
+	for _, e := range list {
+		obj, ok := e.(map[string]any)
+		if !ok {
+			line, err := scalar(e, true)
+			if err != nil {
+				return "", err
+			}
+			lines = append(lines, line)
+			continue
+		}
+		var fields []string
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			f, err := scalar(obj[k], true)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", k, err)
+			}
+			fields = append(fields, f)
+		}
+		lines = append(lines, strings.Join(fields, "\t"))
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // shellQuote single-quotes s for sh: inside single quotes nothing is special but the

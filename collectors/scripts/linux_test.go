@@ -181,7 +181,7 @@ func TestLinuxScriptsLint(t *testing.T) {
 	}
 	scripts := map[string]string{"sweep": sweep}
 	for _, f := range LinuxFixes() {
-		s, err := LinuxFix(Call{Name: f, Params: map[string]any{"Dst": "10.244.3.0/24", "Gateway": "10.0.0.13"}})
+		s, err := LinuxFix(Call{Name: f, Params: map[string]any{"Routes": []any{map[string]any{"Prefix": "10.244.3.0/24", "Via": "10.0.0.13"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,25 +215,30 @@ func TestLinuxScriptsLint(t *testing.T) {
 }
 
 // TestLinuxFixParams: parameters reach the fix as data (a value with quotes, $() and a
-// newline is printed back verbatim, not run); bad names and kinds are refused.
+// newline is printed back verbatim, not run); a list of objects arrives one element per
+// line, fields tab-separated in key order; bad names and kinds are refused.
 func TestLinuxFixParams(t *testing.T) {
 	evil := `it's $(touch /tmp/wts-pwned) "x" ` + "`id`\nline2"
-	s, err := LinuxFix(Call{Name: "fix-linux-route-add", Params: map[string]any{"Dst": evil, "Gateway": "10.0.0.1", "Metric": 5}})
+	routes := []any{map[string]any{"Via": "10.0.0.21", "Prefix": "10.200.2.0/24"}, map[string]any{"Prefix": "10.200.4.0/24", "Via": "10.0.0.22"}}
+	s, err := LinuxFix(Call{Name: "fix-linux-add-routes", Params: map[string]any{"Note": evil, "Routes": routes, "Metric": 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The same script, its ip replaced by printf: what the body would have passed to ip.
-	s = strings.ReplaceAll(s, "\tip route add", "\tprintf \"%s|\"")
+	// The same script, its ip commands replaced by printf: what the body would run.
+	s = strings.Replace(s, `have=$(ip route show exact "$prefix")`, `have=`, 1)
+	s = strings.Replace(s, `elif ip route add "$prefix" via "$via"; then`, `elif printf "ip %s|%s|%s\n" "$prefix" "$via" "$p_Note"; then`, 1)
 	r := runSh(t, s)
-	if len(r) != 1 || r[0].Exit != 0 || string(r[0].Stdout) != evil+"|via|10.0.0.1|" {
-		t.Errorf("fix got %+v, want the value verbatim", r)
+	want := "ip 10.200.2.0/24|10.0.0.21|" + evil + "\nadded 10.200.2.0/24 via 10.0.0.21\nip 10.200.4.0/24|10.0.0.22|" + evil + "\nadded 10.200.4.0/24 via 10.0.0.22\n"
+	if len(r) != 1 || r[0].Exit != 0 || string(r[0].Stdout) != want {
+		t.Errorf("fix got %+v, want stdout %q", r, want)
 	}
 	calls, ok, err := ParseLinuxSweep(s)
-	if err != nil || !ok || len(calls) != 1 || calls[0].Params["Dst"] != evil || calls[0].Params["Metric"] != "5" {
+	if err != nil || !ok || len(calls) != 1 || calls[0].Params["Note"] != evil || calls[0].Params["Metric"] != "5" ||
+		calls[0].Params["Routes"] != "10.200.2.0/24\t10.0.0.21\n10.200.4.0/24\t10.0.0.22" {
 		t.Errorf("parsed %+v %v %v", calls, ok, err)
 	}
-	for _, bad := range []map[string]any{{"a-b": "x"}, {"A": []string{"x"}}, {"1x": "y"}} {
-		if _, err := LinuxFix(Call{Name: "fix-linux-route-add", Params: bad}); err == nil {
+	for _, bad := range []map[string]any{{"a-b": "x"}, {"A": []string{"x"}}, {"1x": "y"}, {"R": []any{"a\tb"}}, {"R": []any{map[string]any{"P": []any{}}}}} {
+		if _, err := LinuxFix(Call{Name: "fix-linux-add-routes", Params: bad}); err == nil {
 			t.Errorf("params %v accepted", bad)
 		}
 	}
@@ -242,5 +247,27 @@ func TestLinuxFixParams(t *testing.T) {
 	}
 	if _, err := LinuxSweep([]string{"host.json"}, 0); err == nil {
 		t.Error("a Windows file accepted by the Linux sweep")
+	}
+}
+
+// TestLinuxAddRoutesKeepsPresent runs the real fix against this machine's real routing
+// table for a prefix it already routes (its default route): it says so and adds nothing.
+func TestLinuxAddRoutesKeepsPresent(t *testing.T) {
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("no ip")
+	}
+	have, err := exec.CommandContext(t.Context(), ip, "route", "show", "exact", "default").Output()
+	if err != nil || len(bytes.TrimSpace(have)) == 0 {
+		t.Skip("this machine has no default route")
+	}
+	s, err := LinuxFix(Call{Name: "fix-linux-add-routes", Params: map[string]any{"Routes": []any{map[string]any{"Prefix": "default", "Via": "192.0.2.254"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runSh(t, s)
+	want := "route to default already present: " + strings.TrimRight(string(have), "\n") + "\n"
+	if len(r) != 1 || r[0].Exit != 0 || string(r[0].Stdout) != want {
+		t.Errorf("got %+v, want %q", r, want)
 	}
 }

@@ -34,7 +34,16 @@ func TestCauseRulesAcyclic(t *testing.T) {
 func scenarioRoots() map[string][]string {
 	return map[string][]string{
 		// the mixed hard-way family (fixtures/scenarios/gen/linux_scenarios.go)
-		"mixed-hardway-healthy": {},
+		"mixed-hardway-healthy":          {},
+		"mixed-hardway-route-missing":    {"LINUX-ROUTES"}, // win-1's NET-ROUTES follows from it
+		"mixed-hardway-bridge-subnet":    {"LINUX-CNI-SUBNET"},
+		"mixed-hardway-cluster-dns":      {"LINUX-KUBELET-DNS"},
+		"mixed-hardway-cluster-cidr":     {"LINUX-KPROXY-CIDR"},
+		"mixed-hardway-swap-on":          {"LINUX-SWAP"}, // LINUX-SERVICES (the kubelet) follows from it
+		"mixed-hardway-ip-forward-off":   {"LINUX-IPFORWARD"},
+		"mixed-hardway-kubelet-inactive": {"LINUX-SERVICES"},
+		"mixed-overlay-healthy":          {},
+		"mixed-overlay-vni-mismatch":     {"LINUX-VXLAN", "LINUX-VXLAN"}, // one per Linux worker
 		// hard-way traps
 		"podcidr-empty":             {"NODE-PODCIDR", "DNS-CONFIG"}, // the address plan is a cause of its own
 		"waiting-for-network":       {"HNS-NETWORK"},

@@ -82,7 +82,8 @@ func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) 
 		defer allMu.Unlock()
 		all = append(all, fs...)
 	}
-	Each(ctx, e.Concurrency, len(targets), func(ctx context.Context, i int) {
+	linux := func(i int) bool { return e.isLinux(targets[i]) }
+	eachPeersFirst(ctx, e.Concurrency, len(targets), linux, func(ctx context.Context, i int) {
 		keep(e.ProbeNode(ctx, targets[i], send))
 	}, func(i int, err error) {
 		fs := []probes.Finding{NotSwept(targets[i].Name, err)}

@@ -122,8 +122,10 @@ func TestLiveEqualsAnalyzeMixed(t *testing.T) {
 				t.Fatalf("live over SSH differs from analyze:\nlive:\n  %s\nanalyze:\n  %s",
 					strings.Join(brief(got), "\n  "), strings.Join(brief(want), "\n  "))
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("findings agree in summary but differ in details or fixes")
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("findings agree in summary but differ in details or fixes:\nlive:    %+v\nanalyze: %+v", got[i], want[i])
+				}
 			}
 			for node, fake := range fakes {
 				cmds := fake.Commands()
@@ -132,5 +134,56 @@ func TestLiveEqualsAnalyzeMixed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLinuxRouteFixEndToEnd: the route a Linux worker lacks to a Windows node's pods is
+// found, offered as `ip route add`, run on the worker as sh over SSH (never PowerShell),
+// and verified from the worker's routes re-collected; the audit log records it.
+func TestLinuxRouteFixEndToEnd(t *testing.T) {
+	const name, node = "mixed-hardway-route-missing", "node-1"
+	fsys, meta, _, err := scenarios.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := mixedScenarios(t)[name]
+	targets, fakes := mixedTargets(t, fsys, split[0], split[1])
+	eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(t, fsys), Timeout: time.Minute}
+	byName := map[string]engine.Target{}
+	for _, tg := range targets {
+		byName[tg.Name] = tg
+	}
+	audit := &engine.Audit{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	fx := &engine.Fixer{Engine: eng, Targets: byName, Audit: audit, User: "tester"}
+	var f probes.Finding
+	for _, x := range eng.Probe(context.Background(), targets, nil) {
+		if x.Node == node && x.Probe == "LINUX-ROUTES" {
+			f = x
+		}
+	}
+	if f.Status != probes.Fail || f.Fix == nil || f.Fix.Action != probes.FixLinuxAddRoutes {
+		t.Fatalf("%s LINUX-ROUTES: %+v, want a failure offering %s (nodes %v)", node, f, probes.FixLinuxAddRoutes, meta.Nodes)
+	}
+	if got := strings.Join(f.Fix.Commands, "; "); !strings.HasPrefix(got, "ip route add ") {
+		t.Errorf("preview commands %q", got)
+	}
+	out, err := fx.Apply(context.Background(), f, f.Fix, engine.Typed("y"))
+	if err != nil {
+		t.Fatalf("apply: %v (output %q)", err, out.Output)
+	}
+	if out.Result != engine.Verified || out.After.Status >= probes.Warn {
+		t.Fatalf("not verified: %s %s", out.After.Status, out.After.Summary)
+	}
+	cmds := fakes[node].Commands()
+	last := cmds[len(cmds)-2] // the fix, then the re-collect
+	if last.CommandLine != "sh -s" || len(last.Calls) != 1 || last.Calls[0] != string(probes.FixLinuxAddRoutes) || !strings.Contains(last.Script, "ip route add") {
+		t.Errorf("the node received %+v", last)
+	}
+	if a := fakes[node].Applied(); len(a) != 1 || a[0] != string(probes.FixLinuxAddRoutes) {
+		t.Errorf("applied %v", a)
+	}
+	entries, err := audit.Entries()
+	if err != nil || len(entries) != 1 || entries[0].Result != engine.Verified || entries[0].Node != node {
+		t.Fatalf("audit %+v %v", entries, err)
 	}
 }
