@@ -89,7 +89,7 @@ func LinuxFixes() []string {
 // LinuxFixBody is the shell source of a Linux fix.
 func LinuxFixBody(name string) (string, error) {
 	if !validName(name) || !strings.HasPrefix(name, FixPrefix) {
-		return "", fmt.Errorf("Linux fix name %q: want fix- then lower-case letters, digits, '.' and '-'", name)
+		return "", fmt.Errorf("fix name %q for a Linux node: want fix- then lower-case letters, digits, '.' and '-'", name)
 	}
 	b, err := linuxFS.ReadFile("linux/fixes/" + name + ".sh")
 	if err != nil {
