@@ -76,7 +76,7 @@ func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool
 	lines := make([]string, 0, to-from+1)
 	for i := from; i < to; i++ {
 		n := s.nodes[s.visible[i]]
-		lines = append(lines, nodeRow(n, osTag(s, n, st), st, frame, iw, i == l.pos, focused))
+		lines = append(lines, nodeRow(n, osTag(s, n), st, frame, iw, i == l.pos, focused))
 	}
 	if len(s.visible) == 0 {
 		msg := "no nodes"
@@ -91,9 +91,8 @@ func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool
 // nodeRow is "› ✗ name     2✗ 1!": marker, glyph (or spinner frame), name, note.
 func nodeRow(n *node, tag string, st styles, frame string, w int, sel, focused bool) string {
 	glyph, plainGlyph := nodeGlyph(n, st, frame)
-	note := n.note
+	note := tag + n.note
 	name := oneLine(n.label())
-	w -= osTagWidth(tag)
 	nameW := max(1, w-4-ansi.StringWidth(note)-1)
 	if ansi.StringWidth(name) > nameW {
 		name = ansi.Truncate(name, nameW, "…")
@@ -104,13 +103,13 @@ func nodeRow(n *node, tag string, st styles, frame string, w int, sel, focused b
 		marker = "›"
 	}
 	if sel {
-		row := marker + " " + plainGlyph + " " + ansi.Strip(tag) + name + strings.Repeat(" ", pad) + note
+		row := marker + " " + plainGlyph + " " + name + strings.Repeat(" ", pad) + note
 		if focused {
-			return st.selected.Render(fit(row, w+osTagWidth(tag)))
+			return st.selected.Render(fit(row, w))
 		}
-		return st.selBlur.Render(fit(row, w+osTagWidth(tag)))
+		return st.selBlur.Render(fit(row, w))
 	}
-	return marker + " " + glyph + " " + tag + name + strings.Repeat(" ", pad) + st.dim.Render(note)
+	return marker + " " + glyph + " " + name + strings.Repeat(" ", pad) + st.dim.Render(note)
 }
 
 // nodeGlyph is the node's status symbol, styled and plain: the spinner frame while its

@@ -1,10 +1,6 @@
 package tui
 
-import (
-	"encoding/json"
-
-	"github.com/charmbracelet/x/ansi"
-)
+import "encoding/json"
 
 // learnOS reads the kind of a judged node from its os.json (only a Linux worker's sweep
 // writes one), so a mixed fleet can show Linux and Windows nodes side by side.
@@ -18,22 +14,12 @@ func (m *Model) learnOS(n *node) {
 	}
 }
 
-// osTag is the node row's kind column, "lnx " or "win ", once the fleet is known to mix
-// kinds (a Linux node was judged); empty otherwise, so a Windows fleet looks as before.
-func osTag(s *store, n *node, st styles) string {
-	if !s.mixed {
-		return ""
+// osTag is the kind marker a Linux node's row shows before its note ("lnx 1✗") once a
+// Linux node was judged; Windows rows, the tool's subject, show none, so names stay
+// aligned and a Windows-only fleet looks as before.
+func osTag(s *store, n *node) string {
+	if s.mixed && n.os == "linux" {
+		return "lnx "
 	}
-	tag := "    " // the cluster-wide row, or a node not judged yet
-	switch {
-	case n.name == "":
-	case n.os == "linux":
-		tag = "lnx "
-	case n.os == "windows":
-		tag = "win "
-	}
-	return st.dim.Render(tag)
+	return ""
 }
-
-// osTagWidth is the width osTag takes.
-func osTagWidth(tag string) int { return ansi.StringWidth(tag) }

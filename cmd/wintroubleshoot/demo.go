@@ -98,6 +98,10 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 	}
 	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
+	perScenario := map[string]int{}
+	for _, sc := range scs {
+		perScenario[sc.Name]++
+	}
 	// A scenario's members share one engine (and tree), as a live run's nodes do: a
 	// Windows node's NET-ROUTES reads its Linux peers' routes from that tree.
 	fixers := map[string]*engine.Fixer{}
@@ -119,7 +123,7 @@ func startDemo(ctx context.Context, only []string) (*engine.Fleet, func(), error
 			t.OS = sweep.Linux
 		}
 		display := m.Scenario
-		if len(scs) > len(names) {
+		if perScenario[m.Scenario] > 1 { // a mixed cluster: its nodes apart
 			display = m.Scenario + "." + m.Node
 		}
 		fx.Targets[m.Node] = t
