@@ -17,7 +17,7 @@ type linuxSwap struct{}
 
 func (linuxSwap) Spec() Spec {
 	return Spec{ID: "LINUX-SWAP", OS: evidence.Linux, Title: "swap is off, or deliberately allowed to the kubelet", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.LinuxSwaps(), evidence.LinuxKubeletConfig()}}
+		Reads: []evidence.Ref{evidence.LinuxSwaps(), evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines()}}
 }
 
 func (linuxSwap) Check(c C) Finding {
@@ -37,6 +37,12 @@ func (linuxSwap) Check(c C) Finding {
 	cites := []string{p}
 	if ok {
 		cites = append(cites, c.Path(evidence.LinuxKubeletConfig()))
+	}
+	// The deprecated --fail-swap-on flag still overrides the config file.
+	if flags, running := linuxFlags(c, "kubelet"); running && flags["fail-swap-on"] != "" {
+		v := flags["fail-swap-on"] != "false"
+		cfg.FailSwapOn, ok = &v, true
+		cites = append(cites, c.Path(evidence.LinuxCmdlines()))
 	}
 	switch {
 	case ok && cfg.FailSwapOn != nil && !*cfg.FailSwapOn && cfg.MemorySwap.SwapBehavior != "":
@@ -109,12 +115,13 @@ func (linuxServices) Check(c C) Finding {
 		return *bad
 	}
 	var problems, cmds []string
-	var down []string
+	var down, checked []string
 	for _, name := range []string{"containerd", "kubelet", "kube-proxy"} {
 		u, found := decode.FindUnit(units, name)
 		if name == "kube-proxy" && (!found || !u.Exists()) {
 			continue // a DaemonSet runs it (kubeadm), or nothing does
 		}
+		checked = append(checked, name)
 		switch {
 		case !found || !u.Exists():
 			problems = append(problems, name+": no unit file")
@@ -131,7 +138,7 @@ func (linuxServices) Check(c C) Finding {
 		}
 	}
 	if len(problems) == 0 {
-		return c.Pass("containerd, kubelet and kube-proxy are active and enabled", p)
+		return c.Pass(strings.Join(checked, ", ")+": active and enabled", p)
 	}
 	summary := strings.Join(down, ", ") + " not running"
 	if len(down) == 0 {

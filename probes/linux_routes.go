@@ -3,6 +3,7 @@ package probes
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,7 +27,7 @@ const FixLinuxAddRoutes Action = "fix-linux-add-routes"
 
 func (linuxRoutes) Spec() Spec {
 	return Spec{ID: "LINUX-ROUTES", OS: evidence.Linux, Title: "routes from a Linux worker to the Windows nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxRoutes(), evidence.LinuxLinks(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxRoutes(), evidence.LinuxLinks(), evidence.LinuxCNI(), evidence.Nodes()}}
 }
 
 // winPeer is a Windows node this Linux worker must reach pods on.
@@ -102,6 +103,15 @@ func (linuxRoutes) Check(c C) Finding {
 			}
 		}
 	}
+	if files, ok := optional(c, evidence.LinuxCNI()); ok {
+		for _, f := range files {
+			if slices.Contains(f.Types, "calico") {
+				// Calico routes IPAM blocks learnt over BGP (proto bird), not podCIDRs.
+				return c.Skip("Calico: routes to other nodes' IPAM blocks come from its BGP peering, not static routes to podCIDRs", c.Path(evidence.LinuxCNI())).
+					With("to check: calicoctl node status, and ip route | grep bird")
+			}
+		}
+	}
 	routes, routePath, bad := need(c, evidence.LinuxRoutes())
 	if bad != nil {
 		return *bad
@@ -126,6 +136,13 @@ func (linuxRoutes) Check(c C) Finding {
 	if len(details) == 0 {
 		return c.Pass(fmt.Sprintf("routes to the pods of all %d Windows node(s)", len(peers)), cites...)
 	}
+	if linux, routed := linuxPeersRouted(routes, nodes, c.node); linux > 0 && routed == 0 && len(missing) == len(details) {
+		// No host route to any peer at all: the nodes leave pod routing to the network
+		// (a cloud route table, as kubernetes-the-hard-way on GCP did), which the node's
+		// evidence cannot show.
+		return c.Warn("no host route to any other node's pods: pod routing is left to the network", cites...).With(details...).
+			With(fmt.Sprintf("none of the %d Linux peers' pod CIDRs has a host route either: check that the network (cloud route table, router) routes each Windows podCIDR to its node", linux))
+	}
 	names := make([]string, 0, len(missing))
 	for _, m := range missing {
 		names = append(names, m.name)
@@ -140,6 +157,22 @@ func (linuxRoutes) Check(c C) Finding {
 		f.Fix = linuxRoutesFix(c.id, missing)
 	}
 	return f
+}
+
+// linuxPeersRouted counts the Linux peers with a podCIDR, and those this node has a
+// host route to.
+func linuxPeersRouted(routes []decode.IPRoute, nodes []corev1.Node, self string) (linux, routed int) {
+	for _, n := range nodes {
+		want, ok := prefix(n.Spec.PodCIDR)
+		if n.Name == self || decode.IsWindows(n) || !ok {
+			continue
+		}
+		linux++
+		if _, found := routeTo(routes, want); found {
+			routed++
+		}
+	}
+	return linux, routed
 }
 
 // linuxRoutesFix adds one route per missing Windows podCIDR, via that node's IP.
