@@ -271,3 +271,25 @@ func TestLinuxAddRoutesKeepsPresent(t *testing.T) {
 		t.Errorf("got %+v, want %q", r, want)
 	}
 }
+
+// BenchmarkLinuxSweepHere: the real shell sweep on this machine, every contract file.
+func BenchmarkLinuxSweepHere(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("the Linux sweep runs on Linux")
+	}
+	script, err := LinuxSweep(LinuxFiles(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		cmd := exec.CommandContext(b.Context(), "sh", "-s")
+		cmd.Stdin = strings.NewReader(script)
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := Split(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
