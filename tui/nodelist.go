@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -75,7 +76,8 @@ func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool
 	from, to := l.window(len(s.visible))
 	lines := make([]string, 0, to-from+1)
 	for i := from; i < to; i++ {
-		lines = append(lines, nodeRow(s.nodes[s.visible[i]], st, frame, iw, i == l.pos, focused))
+		n := s.nodes[s.visible[i]]
+		lines = append(lines, nodeRow(n, osTag(s, n), st, frame, iw, i == l.pos, focused))
 	}
 	if len(s.visible) == 0 {
 		msg := "no nodes"
@@ -88,9 +90,9 @@ func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool
 }
 
 // nodeRow is "› ✗ name     2✗ 1!": marker, glyph (or spinner frame), name, note.
-func nodeRow(n *node, st styles, frame string, w int, sel, focused bool) string {
+func nodeRow(n *node, tag string, st styles, frame string, w int, sel, focused bool) string {
 	glyph, plainGlyph := nodeGlyph(n, st, frame)
-	note := n.note
+	note := tag + n.note
 	name := oneLine(n.label())
 	if n.via != "" {
 		name += " [" + n.via + "]"
@@ -125,4 +127,26 @@ func nodeGlyph(n *node, st styles, frame string) (styled, plain string) {
 	default:
 		return st.glyph(n.worst), n.worst.Glyph()
 	}
+}
+
+// learnOS reads the kind of a judged node from its os.json (only a Linux worker's sweep
+// writes one), so a mixed fleet can show Linux and Windows nodes side by side.
+func (m *Model) learnOS(n *node) {
+	b, err := m.opts.Backend.Evidence(n.name, "nodes/"+n.name+"/os.json")
+	n.os = "windows"
+	var os struct{ Kind string }
+	if err == nil && json.Unmarshal(b, &os) == nil && os.Kind == "linux" {
+		n.os = "linux"
+		m.store.mixed = true
+	}
+}
+
+// osTag is the kind marker a Linux node's row shows before its note ("lnx 1✗") once a
+// Linux node was judged; Windows rows, the tool's subject, show none, so names stay
+// aligned and a Windows-only fleet looks as before.
+func osTag(s *store, n *node) string {
+	if s.mixed && n.os == "linux" {
+		return "lnx "
+	}
+	return ""
 }

@@ -37,6 +37,7 @@ type node struct {
 	counts   [probes.Error + 1]int
 	worst    probes.Status // what the row's glyph shows: skips alongside passes read as ✓
 	note     string        // right-hand side of the row: "2✗ 1!", "probing", "cancelled"
+	os       string        // "linux" or "windows" once judged (nodeos.go)
 }
 
 func (n *node) label() string { return report.NodeLabel(n.name) }
@@ -105,6 +106,7 @@ func (n *node) refresh() {
 // shared by copies of the Model (a pointer) and changed only from Update.
 type store struct {
 	nodes  []*node // sorted by name, cluster-wide ("") first
+	mixed  bool    // a Linux node was judged: rows show each node's kind
 	byName map[string]int
 	totals [probes.Error + 1]int // findings by status over all nodes
 

@@ -144,6 +144,7 @@ func (m *Model) applyEvent(s *sweep, ev engine.Event, sel *node) (added, touched
 	case engine.NodeJudged:
 		n.state = nodeIdle
 		m.store.judge(n, ev.Findings)
+		m.learnOS(n)
 	}
 	n.refresh()
 	return added, n == sel

@@ -94,7 +94,8 @@ func interrupted() error {
 func printFindings(ctx context.Context, streams genericiooptions.IOStreams, format report.Format, failOn probes.Status,
 	meta report.Meta, findings []probes.Finding, read engine.EvidenceReader, out outputOptions, red *redact.Redactor) error {
 	info, _ := format.Info()
-	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: out.verbose, MaxSize: out.maxSize}
+	opt := report.Options{Color: info.Color && colorFor(streams.Out), Verbose: out.verbose, MaxSize: out.maxSize,
+		NodeOS: nodeKinds(read, findings)}
 	if info.Excerpts {
 		opt.Excerpts = engine.Excerpts(read, findings, red)
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -30,7 +30,8 @@ func newDemoCmd(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: strings.TrimSpace(`
 Starts, in this process, one fake Windows node per recorded scenario, speaking real WinRM
 (HTTPS and HTTP) and SSH on loopback, each with the cluster evidence of its scenario, and
-opens the interactive screen on them. Every failure kind the tool knows is in the fleet;
+opens the interactive screen on them. The mixed scenarios' Linux workers are fake Linux
+nodes answering the shell sweep over SSH, shown beside the Windows nodes. Every failure kind the tool knows is in the fleet;
 press f on a finding to watch a fix run and verify. Nothing leaves this machine.`),
 		Example: strings.TrimSpace(`
   wintroubleshoot demo
@@ -85,15 +86,11 @@ func startDemo(ctx context.Context, only []string, hostProcess bool) (*engine.Fl
 			return nil, nil, fmt.Errorf("loading scenario %s: %w", n, err)
 		}
 		for _, node := range meta.Nodes {
-			// The fake node speaks PowerShell only: Linux workers join the demo with the
-			// shell sweep over SSH (issue 18), not before.
-			if probes.NodeOS(collectors.Evidence{FS: fsys}, node) == evidence.Linux {
-				continue
-			}
 			scs = append(scs, fakenode.FleetScenario{Name: n, Node: node, FS: fsys})
 		}
 	}
-	fakes, err := fakenode.StartFleet(ctx, scs)
+	// A scenario's Linux workers are fake Linux nodes (sh over SSH), the rest Windows.
+	fakes, err := fakenode.StartMixedFleet(ctx, scs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,20 +104,36 @@ func startDemo(ctx context.Context, only []string, hostProcess bool) (*engine.Fl
 		return &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{t.Name: t}, Kube: &engine.MemCluster{Tree: tree},
 			Audit: audit, User: who}
 	}
+	perScenario := map[string]int{}
+	for _, sc := range scs {
+		perScenario[sc.Name]++
+	}
+	// A scenario's members share one engine (and tree), as a live run's nodes do: a
+	// Windows node's NET-ROUTES reads its Linux peers' routes from that tree.
+	fixers := map[string]*engine.Fixer{}
 	for _, m := range fakes.Members {
-		tree := collectors.NewTree()
-		// Cluster evidence only: node evidence comes over the wire from the fake node.
-		if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
-			fakes.Close()
-			return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+		fx := fixers[m.Scenario]
+		if fx == nil {
+			tree := collectors.NewTree()
+			// Cluster evidence only: node evidence comes over the wire from the fake node.
+			if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
+				fakes.Close()
+				return nil, nil, fmt.Errorf("scenario %s: %w", m.Scenario, err)
+			}
+			eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
+			fx = &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{}, Kube: &engine.MemCluster{Tree: tree}, Audit: audit, User: who}
+			fixers[m.Scenario] = fx
 		}
-		eng := &engine.Engine{Registry: probes.Default(), Dial: transportRegistry().dialer(nopWriter{}), Concurrency: 1, Tree: tree}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
+		if fakenode.IsLinuxNode(m.FS, m.Node) {
+			t.OS = sweep.Linux
+		}
 		display := m.Scenario
-		if len(scs) > len(names) {
+		if perScenario[m.Scenario] > 1 { // a mixed cluster: its nodes apart
 			display = m.Scenario + "." + m.Node
 		}
-		fl.Add(&engine.Member{Display: display, Target: t, Engine: eng, Fixer: fixer(eng, t, tree)})
+		fx.Targets[m.Node] = t
+		fl.Add(&engine.Member{Display: display, Target: t, Engine: fx.Engine, Fixer: fx})
 	}
 	if !hostProcess {
 		return fl, func() { fakes.Close() }, nil

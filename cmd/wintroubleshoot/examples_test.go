@@ -93,7 +93,9 @@ func exampleExits() map[string]int {
 		"wintroubleshoot": 0,
 		"WTS_PASSWORD=... wintroubleshoot --report --node-user Administrator -o markdown": 1,
 		"wintroubleshoot analyze ./evidence-folder":                                       1,
-		"wintroubleshoot --report --from ./evidence-folder -o json":                       1,
+		// routes-missing has no Linux workers: --linux-nodes finds none and judges win-1
+		"WTS_PASSWORD=... wintroubleshoot --report --linux-nodes --ssh-key ~/.ssh/id_ed25519": 1,
+		"wintroubleshoot --report --from ./evidence-folder -o json":                           1,
 		// analyze
 		"wintroubleshoot analyze ./case-1234":                             1,
 		"wintroubleshoot analyze snapshot.tar.gz -o markdown > ticket.md": 1,

@@ -158,9 +158,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	if kerr == nil {
 		var disc kube.Discovery
 		disc, kerr = client.Collect(ctx, tree)
-		for _, n := range disc.Windows {
-			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP})
-		}
+		found = a.linux.discovered(disc)
 		s.client = client
 		a.transports().attach(client)
 		s.engine.Logs = func(ctx context.Context, tree *collectors.Tree, node string, names []string) {
@@ -180,7 +178,11 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		s.client = nil
 	}
 	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
-		return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("the cluster %s has no Windows nodes (label kubernetes.io/os=windows)", s.cluster)}
+		what := "Windows nodes (label kubernetes.io/os=windows)"
+		if a.linux.nodes {
+			what = "nodes at all"
+		}
+		return nil, &exitError{code: report.ExitNothingJudged, err: fmt.Errorf("the cluster %s has no %s", s.cluster, what)}
 	}
 	var secret secretFunc
 	if client != nil || a.secretKubeconfig != "" {
@@ -202,6 +204,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	for _, w := range warnings {
 		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: %v", w)))
 	}
+	a.linux.configure(targets, a.transports())
 	s.targets = targets
 	s.secrets = append([]string{pw}, kubeSecrets(o.kube)...)
 	return s, nil

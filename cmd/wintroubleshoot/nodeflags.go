@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
@@ -8,10 +9,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
 
@@ -30,6 +34,8 @@ type nodeAccess struct {
 	timeout          time.Duration
 	nodeLogSince     time.Duration // node log query: how far back (kube.NodeLogOptions)
 	nodeLogMax       int
+	// linux brings Linux workers in (--linux-nodes, --linux-user).
+	linux linuxAccess
 	// reg holds each transport's own options; made once, because the same nodeAccess
 	// adds its flags to several commands and the values must land in one place.
 	reg transports
@@ -45,7 +51,7 @@ func (a *nodeAccess) transports() transports {
 
 func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 	a.addFlagsExceptNode(cmd)
-	cmd.Flags().StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT] or NAME=ssh://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
+	cmd.Flags().StringArrayVar(&a.nodes, "node", nil, "node address override, repeatable: NAME=HOST[:PORT], NAME=ssh://HOST[:PORT] or, for a Linux worker, NAME=linux://HOST[:PORT] (default: the node's InternalIP); with no cluster, the list of nodes to probe")
 }
 
 // addFlagsExceptNode is for commands whose --node means something of their own.
@@ -62,6 +68,7 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.StringVar(&a.passwordSecret, "password-secret", "", "Kubernetes Secret holding the node password: NAMESPACE/NAME[:KEY], e.g. the Anthos windows-node-password Secret")
 	f.StringVar(&a.secretKubeconfig, "password-secret-kubeconfig", "", "kubeconfig of the cluster holding --password-secret (e.g. the Anthos admin cluster); default: the same cluster")
 	reg.addFlags(f)
+	a.linux.addFlags(f)
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
 	f.DurationVar(&a.nodeLogSince, "node-log-since", 24*time.Hour, "node log query (logs a node's sweep did not give, through the API server): how far back; 0: all")
@@ -82,7 +89,9 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 		return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
 	}
 	o := engine.Override{Name: name, Kind: def}
-	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
+	if rest, ok := strings.CutPrefix(addr, linuxScheme+"://"); ok {
+		o.Kind, o.OS, addr = transport.SSH, sweep.Linux, rest
+	} else if scheme, rest, ok := strings.Cut(addr, "://"); ok {
 		k, err := ts.parse(scheme)
 		if err != nil {
 			return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
@@ -143,4 +152,81 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 // fields, then what its transport registered.
 func (a *nodeAccess) config(kind transport.Kind, host string, port int) transport.Config {
 	return a.transports().config(transport.Config{Kind: kind, Host: host, Port: port, User: a.user, Timeout: a.timeout})
+}
+
+// linuxScheme in --node NAME=linux://HOST[:PORT] says the node is a Linux worker: reached
+// over SSH and swept with sh, whatever --transport says.
+const linuxScheme = "linux"
+
+// linuxAccess are the flags that bring Linux workers into a run. Off by default: the
+// tool's subject is the Windows nodes, and a Linux sweep needs SSH access to every worker.
+type linuxAccess struct {
+	nodes bool
+	user  string
+}
+
+func (l *linuxAccess) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&l.nodes, "linux-nodes", false, "also probe the cluster's Linux nodes (label kubernetes.io/os=linux), over SSH as --linux-user with --ssh-key or --ssh-agent, "+
+		"checking the Linux side of the paths to the Windows nodes; without it only Windows nodes and --node NAME=linux://HOST entries are probed")
+	f.StringVar(&l.user, "linux-user", "root", "user name on the Linux nodes; any other account runs the sweep through sudo -n")
+}
+
+// discovered lists the nodes a live run probes: the Windows nodes, and with
+// --linux-nodes every other node as Linux (kube.Collect sorts both lists by name).
+func (l *linuxAccess) discovered(d kube.Discovery) []engine.Discovered {
+	var found []engine.Discovered
+	win := map[string]bool{}
+	for _, n := range d.Windows {
+		win[n.Name] = true
+		found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP})
+	}
+	if !l.nodes {
+		return found
+	}
+	for _, n := range d.All {
+		if !win[n.Name] {
+			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP, OS: sweep.Linux})
+		}
+	}
+	return found
+}
+
+// configure gives the Linux targets their own account; the Windows password is not
+// offered to a Linux sshd when SSH has a key or an agent to authenticate with.
+func (l *linuxAccess) configure(targets []engine.Target, ts transports) {
+	for i := range targets {
+		if targets[i].OS != sweep.Linux {
+			continue
+		}
+		targets[i].Transport.User = l.user
+		if !ts.needsPassword(transport.SSH) {
+			targets[i].Transport.Password = ""
+		}
+	}
+}
+
+// nodeKinds is each judged node's kind, read from its os.json, when the findings mix
+// Linux and Windows nodes (nil otherwise: a Windows-only report names nodes alone).
+func nodeKinds(read engine.EvidenceReader, findings []probes.Finding) map[string]string {
+	if read == nil {
+		return nil
+	}
+	kinds := map[string]string{}
+	linux := false
+	for _, f := range findings {
+		if _, done := kinds[f.Node]; done || f.Node == "" {
+			continue
+		}
+		kinds[f.Node] = "windows"
+		if b, err := read(f.Node, "nodes/"+f.Node+"/os.json"); err == nil {
+			var os struct{ Kind string }
+			if json.Unmarshal(b, &os) == nil && os.Kind == string(sweep.Linux) {
+				kinds[f.Node], linux = string(sweep.Linux), true
+			}
+		}
+	}
+	if !linux {
+		return nil
+	}
+	return kinds
 }

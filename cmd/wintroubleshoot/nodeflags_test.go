@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 )
@@ -22,6 +23,7 @@ func TestParseOverride(t *testing.T) {
 		"win-1=ssh://node.example:2222": {Name: "win-1", Kind: transport.SSH, Host: "node.example", Port: 2222},
 		"win-1=winrm://[fd00::5]:5985":  {Name: "win-1", Kind: transport.WinRM, Host: "fd00::5", Port: 5985},
 		"win-1=[fd00::5]":               {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "fd00::5"},
+		"node-1=linux://10.0.0.7:2222":  {Name: "node-1", Kind: transport.SSH, Host: "10.0.0.7", Port: 2222, OS: sweep.Linux},
 	}
 	for in, want := range cases {
 		got, err := transportRegistry().parseOverride(in, transport.WinRMHTTPS)

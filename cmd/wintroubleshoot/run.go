@@ -145,6 +145,9 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
   # headless: judge every Windows node, Markdown ready to paste into a ticket
   WTS_PASSWORD=... wintroubleshoot --report --node-user Administrator -o markdown
 
+  # mixed cluster: the Linux workers too, over SSH as root with a key (sh, no PowerShell)
+  WTS_PASSWORD=... wintroubleshoot --report --linux-nodes --ssh-key ~/.ssh/id_ed25519
+
   # judge evidence collected by hand or by someone else
   wintroubleshoot analyze ./evidence-folder
   wintroubleshoot --report --from ./evidence-folder -o json`),

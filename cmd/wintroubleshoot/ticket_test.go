@@ -46,6 +46,12 @@ func TestDemoMarkdownFitsATicket(t *testing.T) {
 			t.Errorf("%s on %s missing from the Markdown", f.Probe, f.Node)
 		}
 		for _, e := range f.Evidence {
+			// Folded, the evidence is shown for the group's first node ("the same on the
+			// other nodes, with their names").
+			rest, inNode := strings.CutPrefix(e, "nodes/"+f.Node+"/")
+			if inNode && grouped.MatchString(md) && regexp.MustCompile("`nodes/[^`/]+/"+regexp.QuoteMeta(rest)+"`").MatchString(md) {
+				continue
+			}
 			if !strings.Contains(md, "`"+e+"`") {
 				t.Errorf("%s on %s: evidence %s missing", f.Probe, f.Node, e)
 			}

@@ -9,11 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 )
@@ -28,6 +30,52 @@ type Request struct {
 	Names  []string
 	Params map[string]map[string]any
 	Limit  time.Duration
+	// OS is the node's kind: Windows (PowerShell) or Linux (sh). Each sweep asks only for
+	// the names its kind produces (scripts.IsLinuxFile), whatever Names holds.
+	OS OS
+	// User is the account the transport logs in as: a Linux sweep runs through sudo -n
+	// for any account but root (scripts.LinuxCommandLine).
+	User string
+}
+
+// OS is the kind of a node, as its kubernetes.io/os label and its os.json say; the
+// zero value is Windows, as every node was before Linux workers were swept.
+type OS = evidence.OS
+
+const (
+	Windows = evidence.Windows
+	Linux   = evidence.Linux
+)
+
+// NamesFor is what the sweep of a node of kind os asks for out of names: the Linux sweep
+// produces the Linux files (scripts.IsLinuxFile), the Windows sweep every other one. A
+// Linux sweep always writes os.json, whatever probes read: it is the file that says the
+// folder is a Linux node's (probes.NodeOS), so analyze judges it as the live run did.
+func NamesFor(os OS, names []string) []string {
+	var out []string
+	if os == Linux && !slices.Contains(names, evidence.FileLinuxOS) {
+		out = append(out, evidence.FileLinuxOS)
+	}
+	for _, n := range names {
+		if scripts.IsLinuxFile(n) == (os == Linux) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// script is the sweep script and the command line that runs it on the request's node.
+func script(req Request, names []string) (script, commandLine string, err error) {
+	if req.OS == Linux {
+		script, err = scripts.LinuxSweep(names, req.Limit)
+		return script, scripts.LinuxCommandLine(req.User), err
+	}
+	calls := make([]scripts.Call, len(names))
+	for i, n := range names {
+		calls[i] = scripts.Call{Name: n, Params: req.Params[n], Limit: req.Limit}
+	}
+	script, err = scripts.Sweep(calls)
+	return script, scripts.CommandLine(), err
 }
 
 // FallbackSource is implemented by a transport that can produce some evidence files
@@ -43,30 +91,23 @@ type FallbackSource interface {
 // (timeout, dropped connection) keeps every frame that arrived. An error means the node
 // gave no usable reply at all.
 func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][]byte, error) {
-	calls := make([]scripts.Call, len(req.Names))
-	for i, n := range req.Names {
-		calls[i] = scripts.Call{Name: n, Params: req.Params[n], Limit: req.Limit}
-	}
-	script, err := scripts.Sweep(calls)
+	names := NamesFor(req.OS, req.Names)
+	script, commandLine, err := script(req, names)
 	if err != nil {
 		return nil, fmt.Errorf("building the sweep script: %w", err)
 	}
 	start := time.Now()
-	out, runErr := tr.Run(ctx, transport.Command{CommandLine: scripts.CommandLine(), Stdin: []byte(script)})
+	out, runErr := tr.Run(ctx, transport.Command{CommandLine: commandLine, Stdin: []byte(script)})
 	var cut error
 	if runErr != nil {
 		cut = cutShort(ctx, runErr, time.Since(start))
 	}
-	files, err := SplitReply(req.Names, out, cut)
+	files, err := SplitReply(names, out, cut)
 	if err != nil {
 		if runErr != nil {
 			return nil, runErr
 		}
-		hint := ""
-		if errors.Is(err, errNotSweep) {
-			hint = hintNoSweepReply
-		}
-		return nil, transport.ReplyError(tr, err, hint)
+		return nil, transport.ReplyError(tr, err, hint(req.OS, err, out))
 	}
 	if fs, ok := tr.(FallbackSource); ok {
 		applyFallbacks(ctx, files, fs.Fallbacks())
@@ -79,6 +120,25 @@ var errNotSweep = errors.New("the node's reply is not a sweep reply")
 // hintNoSweepReply: the command ran but something else printed first or instead.
 const hintNoSweepReply = "the node ran the command but did not answer with the sweep: check that the transport reaches a Windows node, " +
 	"its default shell (SSH: cmd or powershell) and profile scripts that print"
+
+// hint says what to try when a node gave no sweep reply, naming the other kind of node
+// when the reply is that kind's shell failing to find our program.
+func hint(o OS, err error, out transport.Output) string {
+	text := string(out.Stderr)
+	switch {
+	case o != Linux && (strings.Contains(text, "powershell.exe: not found") || strings.Contains(text, "powershell.exe: command not found")):
+		return "this is a Linux node (its shell has no powershell.exe): probe it as one, --node NAME=linux://HOST or --linux-nodes"
+	case o == Linux && (strings.Contains(text, "'sh' is not recognized") || strings.Contains(text, "The term 'sh' is not recognized")):
+		return "this is a Windows node (its shell has no sh): probe it without linux://"
+	case o == Linux && strings.Contains(text, "sudo: a password is required"):
+		return "the account needs a password for sudo: log in as root (--linux-user root) or allow it NOPASSWD in sudoers"
+	case errors.Is(err, errNotSweep) && o == Linux:
+		return "the node ran the command but did not answer with the sweep: check that the account's login shell runs `sh -s` and that no profile script prints"
+	case errors.Is(err, errNotSweep):
+		return hintNoSweepReply
+	}
+	return ""
+}
 
 // cutShort says why the reply ended early, in the words a missing file's .err carries.
 func cutShort(ctx context.Context, err error, elapsed time.Duration) error {

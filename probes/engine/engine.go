@@ -5,20 +5,25 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
-// Target is one Windows node and how to reach it.
+// Target is one node and how to reach it.
 type Target struct {
 	Name      string
 	Transport transport.Config
+	// OS is the node's kind (its kubernetes.io/os label); Windows when unknown, unless
+	// the evidence already collected for it (os.json) says Linux.
+	OS sweep.OS
 }
 
 // DialFunc opens a transport to a node.
@@ -133,7 +138,8 @@ func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) 
 		defer allMu.Unlock()
 		all = append(all, fs...)
 	}
-	Each(ctx, e.Concurrency, len(targets), func(ctx context.Context, i int) {
+	linux := func(i int) bool { return e.isLinux(targets[i]) }
+	eachPeersFirst(ctx, e.Concurrency, len(targets), linux, func(ctx context.Context, i int) {
 		keep(e.ProbeNode(ctx, targets[i], send))
 	}, func(i int, err error) {
 		fs := []probes.Finding{NotSwept(targets[i].Name, err)}
@@ -159,7 +165,7 @@ func NotSwept(node string, err error) probes.Finding {
 func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []probes.Finding {
 	start := time.Now()
 	send(Event{Kind: NodeStarted, Node: t.Name})
-	err := e.Collect(ctx, t, e.Registry.NodeNeeds(e.Registry.Probes()))
+	err := e.Collect(ctx, t, e.nodeNeeds())
 	var via transport.Kind
 	if err == nil {
 		via = e.reach(t.Name).Kind
@@ -205,12 +211,29 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params})
+	files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params, OS: e.osOf(t), User: t.Transport.User})
 	if err == nil {
 		kind, why := transport.ViaOf(tr, t.Transport)
 		e.noteReach(t.Name, Reach{Kind: kind, Why: why})
 	}
 	return files, err
+}
+
+// osOf is the target's kind: as resolved, else what the evidence already collected for
+// it says (probes.NodeOS: its os.json), for a fix or a re-collect on a node whose sweep
+// found it to be Linux.
+func (e *Engine) osOf(t Target) sweep.OS {
+	if t.OS != "" {
+		return t.OS
+	}
+	return probes.NodeOS(e.Tree.Evidence(), t.Name)
+}
+
+// nodeNeeds is every node file the probes read, of both kinds of node: each node's sweep
+// asks for the files of its own kind (sweep.NamesFor).
+func (e *Engine) nodeNeeds() []string {
+	ps := e.Registry.Probes()
+	return slices.Sorted(slices.Values(append(e.Registry.NodeNeedsOf(evidence.Windows, ps), e.Registry.NodeNeedsOf(evidence.Linux, ps)...)))
 }
 
 func sweepErrText(t Target, err error) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/scripts"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -29,7 +30,17 @@ func (x *Fixer) run(ctx context.Context, node string, fix *probes.Fix) (ran, err
 }
 
 func (x *Fixer) runScript(ctx context.Context, t Target, fix *probes.Fix) (string, error) {
-	script, err := scripts.Sweep([]scripts.Call{{Name: string(fix.Action), Params: fix.Params}})
+	// A Linux node gets its fix as sh, never PowerShell: the same framing either way.
+	call := scripts.Call{Name: string(fix.Action), Params: fix.Params}
+	var script, commandLine string
+	var err error
+	if x.Engine.osOf(t) == sweep.Linux {
+		script, err = scripts.LinuxFix(call)
+		commandLine = scripts.LinuxCommandLine(t.Transport.User)
+	} else {
+		script, err = scripts.Sweep([]scripts.Call{call})
+		commandLine = scripts.CommandLine()
+	}
 	if err != nil {
 		return "", err
 	}
@@ -38,7 +49,7 @@ func (x *Fixer) runScript(ctx context.Context, t Target, fix *probes.Fix) (strin
 		return "", err
 	}
 	defer tr.Close()
-	out, err := tr.Run(ctx, transport.Command{CommandLine: scripts.CommandLine(), Stdin: []byte(script)})
+	out, err := tr.Run(ctx, transport.Command{CommandLine: commandLine, Stdin: []byte(script)})
 	if err != nil {
 		return "", err
 	}

@@ -75,7 +75,8 @@ func (f *Fleet) Judge(ctx context.Context, nodes []string, emit func(Event)) []p
 			all = append(all, ev.Findings...)
 		}
 	}
-	Each(ctx, f.Concurrency, len(ms), func(ctx context.Context, i int) {
+	linux := func(i int) bool { return ms[i].Engine.isLinux(ms[i].Target) }
+	eachPeersFirst(ctx, f.Concurrency, len(ms), linux, func(ctx context.Context, i int) {
 		m := ms[i]
 		m.Engine.ProbeNode(ctx, m.Target, func(ev Event) {
 			ev.Node = m.Display

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -49,9 +50,11 @@ func (s *Session) Fleet(concurrency int) *Fleet {
 // Read reads evidence from the session's tree, for excerpts.
 func (s *Session) Read(_, path string) ([]byte, error) { return s.Engine.Tree.Evidence().Read(path) }
 
-// Discovered is a Windows node the cluster listed, with the address it reports.
+// Discovered is a node the cluster listed, with the address it reports and its OS (the
+// kubernetes.io/os label: sweep.Windows or sweep.Linux).
 type Discovered struct {
 	Name, Address string
+	OS            sweep.OS
 }
 
 // Override says how to reach one node (a --node NAME=[SCHEME://]HOST[:PORT] entry); Port
@@ -61,6 +64,9 @@ type Override struct {
 	Kind transport.Kind
 	Host string
 	Port int
+	// OS is sweep.Linux for a --node NAME=linux://HOST entry; a discovered node's label
+	// wins over it.
+	OS sweep.OS
 }
 
 // ConfigFunc builds a node's transport config (credentials included) from how to reach it.
@@ -73,7 +79,8 @@ type ConfigFunc func(kind transport.Kind, host string, port int) transport.Confi
 //     override says;
 //   - when the cluster gave no nodes (none found, or no cluster at all) the overrides are
 //     the list of nodes to probe;
-//   - otherwise an override naming no discovered node is not probed, and a warning says so.
+//   - otherwise an override naming no discovered node is not probed, and a warning says so;
+//   - a Linux node is always reached over SSH, the only transport a Linux worker has.
 //
 // Targets come back sorted by name.
 func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind, config ConfigFunc) ([]Target, []string) {
@@ -84,26 +91,32 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 	var targets []Target
 	var warnings []string
 	seen := map[string]bool{}
+	kindFor := func(os sweep.OS, k transport.Kind) transport.Kind {
+		if os == sweep.Linux {
+			return transport.SSH
+		}
+		return k
+	}
 	for _, n := range found {
-		cfg := config(def, n.Address, 0)
+		cfg := config(kindFor(n.OS, def), n.Address, 0)
 		if o, ok := byName[n.Name]; ok {
-			cfg = config(o.Kind, o.Host, o.Port)
+			cfg = config(kindFor(n.OS, o.Kind), o.Host, o.Port)
 			cfg.Given = true
 		}
 		cfg.Node = n.Name
 		seen[n.Name] = true
-		targets = append(targets, Target{Name: n.Name, Transport: cfg})
+		targets = append(targets, Target{Name: n.Name, Transport: cfg, OS: n.OS})
 	}
 	for _, o := range overrides {
 		switch {
 		case seen[o.Name]:
 		case len(found) == 0:
 			seen[o.Name] = true
-			cfg := config(o.Kind, o.Host, o.Port)
+			cfg := config(kindFor(o.OS, o.Kind), o.Host, o.Port)
 			cfg.Node, cfg.Given = o.Name, true
-			targets = append(targets, Target{Name: o.Name, Transport: cfg})
+			targets = append(targets, Target{Name: o.Name, Transport: cfg, OS: o.OS})
 		default:
-			warnings = append(warnings, fmt.Sprintf("--node %s: no Windows node of that name in the cluster", o.Name))
+			warnings = append(warnings, fmt.Sprintf("--node %s: no node of that name among the cluster's nodes to probe (Linux workers only with --linux-nodes)", o.Name))
 		}
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i].Name < targets[j].Name })

@@ -87,7 +87,7 @@ func (s *Session) Snapshot(ctx context.Context, opt SnapshotOptions) (*bundle.Ma
 func (s *Session) collectSnapshot(ctx context.Context, opt SnapshotOptions, now time.Time, spool string) (map[string]bundle.Node, error) {
 	shared := *s.Engine // a private copy: its Params must not leak into other sweeps
 	eng := &shared
-	needs := eng.Registry.NodeNeeds(eng.Registry.Probes())
+	needs := eng.nodeNeeds() // Windows and Linux files: each node's sweep asks for its own
 	names := append(append([]string(nil), needs...), collectors.SnapshotNodeFiles()...)
 	since := now.Add(-opt.Since).Format(time.RFC3339)
 	params := map[string]map[string]any{}

@@ -20,7 +20,7 @@ func TestResolveTargets(t *testing.T) {
 		}
 		return out
 	}
-	found := []Discovered{{"win-b", "10.0.0.2"}, {"win-a", "10.0.0.1"}}
+	found := []Discovered{{Name: "win-b", Address: "10.0.0.2"}, {Name: "win-a", Address: "10.0.0.1"}}
 	over := []Override{{Name: "win-b", Kind: transport.SSH, Host: "jump", Port: 2222}, {Name: "win-z", Kind: transport.WinRM, Host: "10.9.9.9"}}
 	cases := []struct {
 		name       string

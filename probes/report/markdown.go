@@ -42,7 +42,7 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 				quietNodes++
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s %s | %d | %d | %d | %d |\n", mdCell(NodeLabel(r.Node)),
+			fmt.Fprintf(w, "| %s | %s %s | %d | %d | %d | %d |\n", mdCell(opt.nodeHeading(r.Node)),
 				r.Worst.Glyph(), r.Worst, r.Counts[probes.Fail], r.Counts[probes.Warn],
 				r.Counts[probes.Error], r.Counts[probes.Pass])
 		}

@@ -48,6 +48,17 @@ type Options struct {
 	// failure's first excerpt, then every excerpt) and
 	// says what it dropped. Every failing finding keeps its evidence paths and its fix.
 	MaxSize int
+	// NodeOS is each node's kind ("linux", "windows") when a run mixes Linux and Windows
+	// nodes, so text and Markdown headings tell them apart; nil shows names alone.
+	NodeOS map[string]string
+}
+
+// nodeHeading is a node's label with its kind, when the run mixes kinds.
+func (o Options) nodeHeading(node string) string {
+	if k := o.NodeOS[node]; k != "" && node != "" {
+		return NodeLabel(node) + " (" + k + ")"
+	}
+	return NodeLabel(node)
 }
 
 // Exit codes of the headless run. They are part of the CLI contract (README):

@@ -76,7 +76,7 @@ func writeText(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Options)
 	for _, g := range groupByNode(sorted) {
 		worst := g.worst()
 		fmt.Fprintf(w, "%s %s  %s\n", p.status(worst, worst.Glyph()),
-			p.paint(ansiBold, oneLine(NodeLabel(g.node))), p.paint(ansiDim, countsPhrase(Counts(g.findings))))
+			p.paint(ansiBold, oneLine(opt.nodeHeading(g.node))), p.paint(ansiDim, countsPhrase(Counts(g.findings))))
 		for _, f := range g.findings {
 			id := oneLine(f.Probe)
 			pad := strings.Repeat(" ", max(0, idWidth-utf8.RuneCountInString(id)))

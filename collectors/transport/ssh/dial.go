@@ -174,6 +174,7 @@ func (t *sshTransport) dial(ctx context.Context, start time.Time) (*gossh.Client
 	_ = nc.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = nc.Close() }) // a cancel interrupts the handshake
 	bc := &bannerConn{Conn: nc}
+	hk.banner = bc // the host key is checked after the version exchange: hints can name the OS
 	cc, chans, reqs, err := gossh.NewClientConn(bc, t.addr, &gossh.ClientConfig{
 		User:              t.cfg.User,
 		Auth:              auth,
@@ -191,7 +192,7 @@ func (t *sshTransport) dial(ctx context.Context, start time.Time) (*gossh.Client
 			return nil, t.fail("connect", fmt.Errorf("the server answered %s, which is not an SSH version line: %w", first, err),
 				notSSHHint(first, t.cfg.Port))
 		}
-		return nil, t.handshakeErr(ctx, err, hk, agentNote, start)
+		return nil, t.handshakeErr(ctx, err, hk, agentNote, start, hintsFor(bc.version()))
 	}
 	_ = nc.SetDeadline(time.Time{})
 	return gossh.NewClient(cc, chans, reqs), nil
@@ -220,7 +221,7 @@ func (t *sshTransport) connectErr(ctx context.Context, err error, start time.Tim
 }
 
 // handshakeErr explains a failed SSH handshake: host key, authentication or a drop.
-func (t *sshTransport) handshakeErr(ctx context.Context, err error, hk *hostKeyCheck, agentNote string, start time.Time) error {
+func (t *sshTransport) handshakeErr(ctx context.Context, err error, hk *hostKeyCheck, agentNote string, start time.Time, hints osHints) error {
 	var ne net.Error
 	switch {
 	case hk.failed() != nil:
@@ -240,12 +241,12 @@ func (t *sshTransport) handshakeErr(ctx context.Context, err error, hk *hostKeyC
 				"is sshd overloaded? a domain account's logon also waits on an unreachable domain controller", t.cfg.Port))
 	case strings.Contains(err.Error(), "unable to authenticate"):
 		return t.fail("authenticate", fmt.Errorf("user %s with %s was not accepted: %w", t.cfg.User, t.creds.describe(agentNote), err),
-			`check --user and the password / --ssh-key; a domain account is DOMAIN\user or user@domain; a key must be listed in `+
-				`C:\Users\USER\.ssh\authorized_keys, or for administrators in C:\ProgramData\ssh\administrators_authorized_keys`)
+			`check --node-user (--linux-user) and the password / --ssh-key; a domain account is DOMAIN\user or user@domain; a key must be listed in `+
+				hints.authorizedKeys)
 	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
 		return t.fail("connect", fmt.Errorf("the node closed the connection during the SSH handshake: %w", err),
 			"sshd accepted and then dropped the connection: it may be at MaxStartups, or a firewall or DenyUsers/AllowUsers rule cut it; "+
-				"see Get-WinEvent -LogName OpenSSH/Operational -MaxEvents 20 on the node")
+				"see "+hints.log+" on the node")
 	}
 	return t.fail("connect", fmt.Errorf("SSH handshake: %w", err), "")
 }

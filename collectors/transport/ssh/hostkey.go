@@ -1,6 +1,7 @@
 package ssh
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -31,6 +32,9 @@ type hostKeyCheck struct {
 
 	mu      sync.Mutex
 	failure *transport.Error
+	// banner holds what the server sent first (its version line), set before the
+	// handshake; nil: unknown.
+	banner *bannerConn
 }
 
 func newHostKeyCheck(cfg transport.Config, addr string) (*hostKeyCheck, error) {
@@ -118,7 +122,11 @@ func (h *hostKeyCheck) failed() *transport.Error {
 // explain turns a known_hosts verdict into an error a person can act on.
 func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error {
 	fp := gossh.FingerprintSHA256(key)
-	onNode := fmt.Sprintf(`ssh-keygen -lf C:\ProgramData\ssh\ssh_host_%s_key.pub`, windowsKeyName(key.Type()))
+	version := ""
+	if h.banner != nil {
+		version = h.banner.version()
+	}
+	onNode := hintsFor(version).hostKeyCommand(windowsKeyName(key.Type()))
 	keyscan := fmt.Sprintf("%sssh-keyscan -p %d %s >> %s", h.mkdir, h.port, h.host, h.shown)
 	fail := func(err error, hint string) *transport.Error {
 		return &transport.Error{Kind: h.kind, Addr: h.addr, Op: "verify host key", Err: err, Hint: hint}
@@ -143,7 +151,8 @@ func (h *hostKeyCheck) explain(err error, key gossh.PublicKey) *transport.Error 
 	return fail(fmt.Errorf("checking the host key: %w", err), "")
 }
 
-// windowsKeyName maps a key type to the name Windows OpenSSH gives its host key file.
+// windowsKeyName maps a key type to the name OpenSSH gives its host key file (Windows
+// and Linux alike: ssh_host_ed25519_key).
 func windowsKeyName(keyType string) string {
 	switch {
 	case keyType == gossh.KeyAlgoED25519:
@@ -170,3 +179,59 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// The transport reaches Linux workers as well as Windows nodes. Hints name the files
+// and logs of the system that answered, told apart by sshd's version line: Windows
+// OpenSSH announces "OpenSSH_for_Windows_9.5", a Linux sshd "OpenSSH_9.2p1 Debian-2+deb12u3".
+
+// linuxServer says whether an sshd version line is not Windows OpenSSH's.
+func linuxServer(version string) bool {
+	return strings.HasPrefix(version, "SSH-") && !strings.Contains(version, "for_Windows")
+}
+
+// version is the server's SSH version line among the first bytes it sent, "" before it
+// sent one.
+func (c *bannerConn) version() string {
+	c.mu.Lock()
+	first := bytes.Clone(c.first)
+	c.mu.Unlock()
+	for line := range bytes.SplitSeq(first, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("SSH-")) {
+			return strings.TrimRight(string(line), "\r")
+		}
+	}
+	return ""
+}
+
+// osHints are the node-side commands and paths a hint names.
+type osHints struct {
+	log, sshdConfig, authorizedKeys, hostKey string
+}
+
+// hintsFor is the hint vocabulary of the sshd that sent version ("" unknown: Windows,
+// the tool's first subject).
+func hintsFor(version string) osHints {
+	if linuxServer(version) {
+		return osHints{
+			log:            "journalctl -u ssh -u sshd -n 20",
+			sshdConfig:     "/etc/ssh/sshd_config",
+			authorizedKeys: "~USER/.ssh/authorized_keys (for root /root/.ssh/authorized_keys; PermitRootLogin must allow keys)",
+			hostKey:        "ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub",
+		}
+	}
+	return osHints{
+		log:            "Get-WinEvent -LogName OpenSSH/Operational -MaxEvents 20",
+		sshdConfig:     `C:\ProgramData\ssh\sshd_config`,
+		authorizedKeys: `C:\Users\USER\.ssh\authorized_keys, or for administrators in C:\ProgramData\ssh\administrators_authorized_keys`,
+		hostKey:        `ssh-keygen -lf C:\ProgramData\ssh\ssh_host_%s_key.pub`,
+	}
+}
+
+// dropHint is what to try when the node closed the connection mid-command.
+func (h osHints) dropHint() string {
+	return "the node closed the connection mid-command: sshd restarted, the node rebooted or the network dropped; " +
+		"rerun, and see " + h.log + " on the node"
+}
+
+// hostKeyCommand shows the host key of a type on the node.
+func (h osHints) hostKeyCommand(keyName string) string { return fmt.Sprintf(h.hostKey, keyName) }

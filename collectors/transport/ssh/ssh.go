@@ -1,4 +1,5 @@
-// Package ssh runs commands on a Windows node over SSH (Windows OpenSSH). One connection
+// Package ssh runs commands on a node over SSH: Windows OpenSSH, or a Linux worker's sshd
+// (hints name the files of the system that answered, linux.go). One connection
 // is dialled lazily and reused by every Run, each Run being one exec session; a broken
 // connection is redialled on the next Run.
 package ssh
@@ -58,7 +59,7 @@ func New(cfg transport.Config) (transport.Transport, error) {
 		return nil, fail("configure", errors.New("no host given"), "give the node's address")
 	}
 	if cfg.User == "" {
-		return nil, fail("configure", errors.New("no user given"), "give --user (Windows OpenSSH needs an account name, e.g. Administrator)")
+		return nil, fail("configure", errors.New("no user given"), "give --node-user (Windows OpenSSH needs an account name, e.g. Administrator) or --linux-user for a Linux node")
 	}
 	creds, err := loadCredentials(cfg)
 	if err != nil {
@@ -107,13 +108,14 @@ func (t *sshTransport) Run(ctx context.Context, cmd transport.Command) (transpor
 			return transport.Output{}, t.ctxErr(ctx, "run", start)
 		}
 		var oce *gossh.OpenChannelError
+		hints := hintsFor(string(c.ServerVersion()))
 		if errors.As(err, &oce) { // sshd said no; the connection itself is fine
 			return transport.Output{}, t.fail("run", fmt.Errorf("opening a session: %w", err),
-				"sshd refused a new session: check MaxSessions in C:\\ProgramData\\ssh\\sshd_config")
+				"sshd refused a new session: check MaxSessions in "+hints.sshdConfig)
 		}
 		t.forget(c)
 		if fresh || attempt > 0 {
-			return transport.Output{}, t.fail("run", fmt.Errorf("opening a session: %w", err), dropHint)
+			return transport.Output{}, t.fail("run", fmt.Errorf("opening a session: %w", err), hints.dropHint())
 		}
 	}
 }
@@ -157,6 +159,7 @@ func (t *sshTransport) exec(ctx context.Context, c *gossh.Client, sess *gossh.Se
 		return transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}, t.ctxErr(ctx, "run", start)
 	}
 	_ = sess.Close()
+	hints := hintsFor(string(c.ServerVersion()))
 	// Wait has returned, so the output buffers are no longer written to.
 	out := transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	var exitErr *gossh.ExitError
@@ -166,20 +169,17 @@ func (t *sshTransport) exec(ctx context.Context, c *gossh.Client, sess *gossh.Se
 		return out, nil
 	case !res.started:
 		return transport.Output{}, t.fail("run", fmt.Errorf("starting the command: %w", res.err),
-			"sshd would not run it: see Get-WinEvent -LogName OpenSSH/Operational -MaxEvents 20 on the node")
+			"sshd would not run it: see "+hints.log+" on the node")
 	case errors.As(res.err, &exitErr):
 		out.ExitCode = exitErr.ExitStatus()
 		return out, nil
 	case errors.As(res.err, &missing):
 		// Partial output is returned too: a sweep keeps the frames that did arrive.
 		return out, t.fail("run", fmt.Errorf("connection dropped before the command finished (%d bytes of output arrived, no exit status): %w",
-			len(out.Stdout), res.err), dropHint)
+			len(out.Stdout), res.err), hints.dropHint())
 	}
-	return out, t.fail("run", fmt.Errorf("reading the command's output: %w", res.err), dropHint)
+	return out, t.fail("run", fmt.Errorf("reading the command's output: %w", res.err), hints.dropHint())
 }
-
-const dropHint = "the node closed the connection mid-command: sshd restarted, the node rebooted or the network dropped; " +
-	"rerun, and see Get-WinEvent -LogName OpenSSH/Operational -MaxEvents 20 on the node"
 
 // reap waits for a cancelled session to wind down; a peer that does not acknowledge the
 // close in time gets its connection cut, so nothing is left hanging on it.

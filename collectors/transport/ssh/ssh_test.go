@@ -161,7 +161,7 @@ func TestAuthFailures(t *testing.T) {
 	cfg.Password = "wrong-" + testPassword[:4]
 	tr := newTransport(t, cfg)
 	_, err := tr.Run(t.Context(), transport.Command{CommandLine: "hostname"})
-	wantErr(t, err, "authenticate", "user Administrator", "check --user and the password")
+	wantErr(t, err, "authenticate", "user Administrator", "check --node-user (--linux-user) and the password")
 	if strings.Contains(err.Error(), cfg.Password) {
 		t.Errorf("the wrong password leaked: %v", err)
 	}
@@ -176,7 +176,7 @@ func TestAuthFailures(t *testing.T) {
 	cfg = nodeConfig(t, s)
 	cfg.User = ""
 	_, err = New(cfg)
-	wantErr(t, err, "configure", "--user")
+	wantErr(t, err, "configure", "--node-user", "--linux-user")
 }
 
 func TestCloseThenRun(t *testing.T) {
