@@ -33,6 +33,12 @@ func signatures() []signature {
 				"\"Unable to find HNS Network specified by %s. Please check network name and CNI deployment\" (v1.15-v1.20), " +
 				"klog.ErrorS \"Unable to find HNS Network specified. Please check network name and CNI deployment\" (v1.21-v1.24), " +
 				"\"Unable to find HNS Network specified, please check network name and CNI deployment\" hnsNetworkName=… (later)"},
+		{id: "kube-proxy-healthz-failed", re: `healthz server failed`, probe: "SVC-KPROXY-HEALTH",
+			means:  "kube-proxy's health server stopped (often: its port is held by another process): health checks of the node fail",
+			source: "kubernetes cmd/kube-proxy/app/server.go serveHealthz: klog.ErrorS(err, \"Healthz server failed\") (v1.21+), \"Healthz server failed: %v\" via klog.Errorf before"},
+		{id: "cni-plugin-not-found", re: `failed to find plugin .{1,40} in path`, probe: "RUNTIME-CNI",
+			means:  "the CNI config names a plugin type whose executable is not in the runtime's CNI bin folder: every new sandbox fails",
+			source: "containernetworking/cni pkg/invoke/find.go FindInPath: \"failed to find plugin %q in path %s\""},
 		{id: "hns-object-exists", re: `hnsCall failed in Win32: The object already exists\. \(0x1392\)`, probe: "HNS-ENDPOINTS",
 			means:  "HNS refused to create or tear down an endpoint because one with that name/IP still exists (ERROR_OBJECT_ALREADY_EXISTS, 5010): a leftover endpoint",
 			source: "hcsshim's HNS call error (\"hnsCall failed in Win32: <message> (0x<code>)\", the form microsoft/hcsshim's hcserror prints), as the CNI plugins pass it to the kubelet; winerror.h ERROR_OBJECT_ALREADY_EXISTS = 5010 = 0x1392; endpoint leaks: kubernetes/kubernetes#68511"},

@@ -54,12 +54,16 @@ func scenarioRoots() map[string][]string {
 		"image-build-mismatch":     {"POD-IMAGE-BUILD"},
 		"taint-missing-linux-pods": {"NODE-TAINT"},
 		// failures people report (issue 14)
-		"disk-low":             {"HOST-DISK"},
-		"dns-lb-missing":       {"SVC-LB-POLICY"},
-		"hns-crash-events":     {"HNS-EVENTS"},
-		"hns-endpoints-leaked": {"HNS-ENDPOINTS"},
-		"host-known-bad-build": {"HOST-KNOWN-BUILD"},
-		"ipam-exhausted":       {"LOG-SIGNATURES"}, // no other probe judges host-local IPAM
+		"disk-low":                  {"HOST-DISK"},
+		"dns-lb-missing":            {"SVC-LB-POLICY"},
+		"cni-plugin-missing":        {"RUNTIME-CNI"},
+		"overlay-mtu-too-small":     {"NET-MTU"},
+		"kube-proxy-healthz-silent": {"SVC-KPROXY-HEALTH"},
+		"dynamic-ports-exhausted":   {"HOST-RESOURCES"},
+		"hns-crash-events":          {"HNS-EVENTS"},
+		"hns-endpoints-leaked":      {"HNS-ENDPOINTS"},
+		"host-known-bad-build":      {"HOST-KNOWN-BUILD"},
+		"ipam-exhausted":            {"LOG-SIGNATURES"}, // no other probe judges host-local IPAM
 		// layouts (issue 13)
 		"layout-aks-azure-cni":                nil,
 		"layout-calico-vxlan":                 nil,
