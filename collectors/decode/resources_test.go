@@ -59,3 +59,24 @@ func TestDecodeKubeProxyHealthAndResources(t *testing.T) {
 		t.Error("a negative count decoded")
 	}
 }
+
+// A nil ready condition is ready (discovery.k8s.io/v1), a terminating endpoint is not,
+// and slices of another Service or namespace do not count.
+func TestEndpointsOf(t *testing.T) {
+	sl, err := EndpointSlices("f", []byte(`{"apiVersion":"v1","kind":"List","items":[
+ {"kind":"EndpointSlice","metadata":{"name":"a","namespace":"kube-system","labels":{"kubernetes.io/service-name":"kube-dns"}},
+  "endpoints":[{"addresses":["10.0.0.1"]},{"addresses":["10.0.0.2"],"conditions":{"ready":false}},
+   {"addresses":["10.0.0.3"],"conditions":{"ready":true,"terminating":true}}]},
+ {"kind":"EndpointSlice","metadata":{"name":"b","namespace":"default","labels":{"kubernetes.io/service-name":"kube-dns"}},
+  "endpoints":[{"addresses":["10.9.9.9"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := EndpointsOf(sl, "kube-system", "kube-dns")
+	if got.Slices != 1 || strings.Join(got.Ready, ",") != "10.0.0.1" || strings.Join(got.NotReady, ",") != "10.0.0.2,10.0.0.3" {
+		t.Errorf("EndpointsOf = %+v", got)
+	}
+	if e := EndpointsOf(sl, "kube-system", "other"); e.Slices != 0 {
+		t.Errorf("another Service's slices counted: %+v", e)
+	}
+}
