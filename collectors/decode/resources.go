@@ -179,6 +179,9 @@ type Resources struct {
 	FreeMemoryKB      Int
 	CommittedBytes    Int
 	CommitLimit       Int
+	// ImageFSUsedBytes is `crictl imagefsinfo`'s usedBytes (images and snapshots); 0 on
+	// Docker nodes or when crictl did not answer.
+	ImageFSUsedBytes Int
 }
 
 // PortOwner is a process and how many TCP connections in the dynamic range it holds.

@@ -44,7 +44,7 @@ func KubeProxyHealth() Key[decode.KubeProxyHealth] {
 // Resources is nodes/<node>/resources.json.
 func Resources() Key[decode.Resources] {
 	return NodeKey(FileResources, decode.DecodeResources, Meta{
-		Command: "`Get-NetTCPSetting` (DynamicPortRangeStartPort, DynamicPortRangeNumberOfPorts; `netsh int ipv4 show dynamicport tcp` when absent), the ports of `netsh int ipv4 show excludedportrange protocol=tcp` inside it, `Get-NetTCPConnection` counted in that range and grouped by OwningProcess (the top 5 with their names), `Win32_OperatingSystem` TotalVisibleMemorySize/FreePhysicalMemory, `Win32_PerfFormattedData_PerfOS_Memory` CommittedBytes/CommitLimit",
-		Format:  "one object: `DynamicPortStart`, `DynamicPortCount`, `ExcludedPorts`, `TCPConnections`, `DynamicPortsInUse`, `TopOwners[]` (`ProcessId`, `Name`, `Count`), `TotalMemoryKB`, `FreeMemoryKB`, `CommittedBytes`, `CommitLimit`",
+		Command: "`Get-NetTCPSetting` (DynamicPortRangeStartPort, DynamicPortRangeNumberOfPorts; `netsh int ipv4 show dynamicport tcp` when absent), the ports of `netsh int ipv4 show excludedportrange protocol=tcp` inside it, `Get-NetTCPConnection` counted in that range and grouped by OwningProcess (the top 5 with their names), `Win32_OperatingSystem` TotalVisibleMemorySize/FreePhysicalMemory, `Win32_PerfFormattedData_PerfOS_Memory` CommittedBytes/CommitLimit, `crictl imagefsinfo -o json` usedBytes (containerd)",
+		Format:  "one object: `DynamicPortStart`, `DynamicPortCount`, `ExcludedPorts`, `TCPConnections`, `DynamicPortsInUse`, `TopOwners[]` (`ProcessId`, `Name`, `Count`), `TotalMemoryKB`, `FreeMemoryKB`, `CommittedBytes`, `CommitLimit`, `ImageFSUsedBytes` (0 without containerd)",
 	})
 }
