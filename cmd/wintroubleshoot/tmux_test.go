@@ -89,7 +89,7 @@ func TestTmuxDemo(t *testing.T) {
 
 	t.Run("bare command opens the demo fleet", func(t *testing.T) {
 		tm := startTerm(t, dir, bin)
-		tm.waitFor("findings", has("✗", "podcidr-empty", "healthy-sdn-l2bridge-docker", "judged"))
+		tm.waitFor("findings", has("✗", "disk-low", "healthy-sdn-l2bridge-docker", "judged"))
 		tm.keys("q")
 		tm.waitFor("a clean exit", has("EXITED 0"))
 	})

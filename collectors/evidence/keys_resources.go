@@ -1,6 +1,10 @@
 package evidence
 
-import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+import (
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
 
 // Node evidence of issue 14's second round: containerd's CNI folders, interface MTUs,
 // kube-proxy's health port, and TCP ports and memory. Evidence collected before this
@@ -46,5 +50,18 @@ func Resources() Key[decode.Resources] {
 	return NodeKey(FileResources, decode.DecodeResources, Meta{
 		Command: "`Get-NetTCPSetting` (DynamicPortRangeStartPort, DynamicPortRangeNumberOfPorts; `netsh int ipv4 show dynamicport tcp` when absent), the ports of `netsh int ipv4 show excludedportrange protocol=tcp` inside it, `Get-NetTCPConnection` counted in that range and grouped by OwningProcess (the top 5 with their names), `Win32_OperatingSystem` TotalVisibleMemorySize/FreePhysicalMemory, `Win32_PerfFormattedData_PerfOS_Memory` CommittedBytes/CommitLimit, `crictl imagefsinfo -o json` usedBytes (containerd)",
 		Format:  "one object: `DynamicPortStart`, `DynamicPortCount`, `ExcludedPorts`, `TCPConnections`, `DynamicPortsInUse`, `TopOwners[]` (`ProcessId`, `Name`, `Count`), `TotalMemoryKB`, `FreeMemoryKB`, `CommittedBytes`, `CommitLimit`, `ImageFSUsedBytes` (0 without containerd)",
+	})
+}
+
+// PathEndpointSlices is where the Services' EndpointSlices are stored. Evidence collected
+// before this version lacks it (and a user without the RBAC to list them has its .err);
+// SVC-LB-POLICY then falls back to the pods it has.
+const PathEndpointSlices = "cluster/endpointslices.json"
+
+// EndpointSlices is cluster/endpointslices.json: the live backends kube-proxy balances over.
+func EndpointSlices() Key[[]discoveryv1.EndpointSlice] {
+	return ClusterKey(PathEndpointSlices, decode.EndpointSlices, Meta{
+		Command: "`kubectl get endpointslices -A -o json`",
+		Format:  "List of discovery.k8s.io/v1 EndpointSlice (`metadata.labels[\"kubernetes.io/service-name\"]`, `endpoints[].addresses`, `endpoints[].conditions.ready`)",
 	})
 }
