@@ -87,8 +87,9 @@ func prefixAll(p string, ss []string) []string {
 // below 10% free (nodefs.available) the kubelet reports DiskPressure and evicts pods;
 // below 15% (imagefs.available, and imageGCHighThresholdPercent 85) it garbage-collects
 // images and evicts. The EKS log collector refuses to run below 30% free (DOMAIN.md
-// FM-28), so a support bundle may not be collectable either. Memory and pagefile commit are not judged: host.json does not
-// carry them.
+// FM-28), so a support bundle may not be collectable either. Memory, pagefile commit and
+// ports are HOST-RESOURCES'; the image filesystem's use from resources.json (crictl
+// imagefsinfo) is quoted here, since image and snapshot bloat is the usual filler.
 type hostDisk struct{}
 
 const (
@@ -99,7 +100,7 @@ const (
 
 func (hostDisk) Spec() Spec {
 	return Spec{ID: "HOST-DISK", Title: "the system volume has more free space than the kubelet's eviction thresholds",
-		FM: []string{"FM-28"}, Reads: []evidence.Ref{evidence.Disk()}}
+		FM: []string{"FM-28"}, Reads: []evidence.Ref{evidence.Disk(), evidence.Resources()}}
 }
 
 func (hostDisk) Check(c C) Finding {
@@ -117,17 +118,26 @@ func (hostDisk) Check(c C) Finding {
 		pct := float64(d.FreeSpace) * 100 / float64(d.Size)
 		facts := fmt.Sprintf("C: %.1f GiB free of %.1f GiB (%.0f%%)", gib(int64(d.FreeSpace)), gib(int64(d.Size)), pct)
 		fix := diskFix(c.id)
+		cites := []string{p}
+		if r, ok := optional(c, evidence.Resources()); ok && r.ImageFSUsedBytes > 0 {
+			used := int64(d.Size) - int64(d.FreeSpace)
+			facts += fmt.Sprintf("; images and their snapshots take %.1f GiB (crictl imagefsinfo)", gib(int64(r.ImageFSUsedBytes)))
+			if used > 0 && int64(r.ImageFSUsedBytes)*2 > used {
+				facts += ", more than half of what is used"
+			}
+			cites = append(cites, c.Path(evidence.Resources()))
+		}
 		switch {
 		case pct < diskEvictPct:
-			return c.Fail(facts, p).With(
+			return c.Fail(facts, cites...).With(
 				fmt.Sprintf("below the kubelet's nodefs.available<%d%% hard eviction threshold: the node reports DiskPressure and evicts pods", diskEvictPct)).WithFix(fix)
 		case pct < diskGCPct:
-			return c.Warn(facts, p).With(
+			return c.Warn(facts, cites...).With(
 				fmt.Sprintf("below the kubelet's imagefs.available<%d%% threshold: it garbage-collects images and evicts pods", diskGCPct)).WithFix(fix)
 		case pct < diskBundle:
-			return c.Pass(facts, p).With(fmt.Sprintf("below %d%%: the EKS log collector refuses to run", diskBundle))
+			return c.Pass(facts, cites...).With(fmt.Sprintf("below %d%%: the EKS log collector refuses to run", diskBundle))
 		}
-		return c.Pass(facts, p)
+		return c.Pass(facts, cites...)
 	}
 	return c.Skip("disk.json has no C: drive", p)
 }

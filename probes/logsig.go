@@ -27,12 +27,21 @@ type signature struct {
 // signatures is the table. Wordings are quoted from the code that prints them.
 func signatures() []signature {
 	return []signature{
-		{id: "kube-proxy-network-missing", re: `unable to find hns network specified`, probe: "HNS-KPROXY-NET",
+		{id: "kube-proxy-network-missing", re: `unable to find hns network (?:specified|speficied)`, probe: "HNS-KPROXY-NET", // v1.9-v1.12 print "speficied"
 			means: "kube-proxy cannot find the HNS network it was told to use: Services do not work on this node",
-			source: "kubernetes pkg/proxy/winkernel/proxier.go: \"Unable to find Hns Network specified by %s. Please check environment variable KUBE_NETWORK\" (older releases, kubernetes/kubernetes#79515), " +
+			source: "kubernetes pkg/proxy/winkernel/proxier.go (every version's wording in signatureWordings): \"Unable to find Hns Network speficied by %s. Please check environment variable KUBE_NETWORK\" (glog, v1.9-v1.12), the same spelled \"specified\" (v1.13-v1.14, kubernetes/kubernetes#79515), " +
 				"\"Unable to find HNS Network specified by %s. Please check network name and CNI deployment\" (v1.15-v1.20), " +
 				"klog.ErrorS \"Unable to find HNS Network specified. Please check network name and CNI deployment\" (v1.21-v1.24), " +
 				"\"Unable to find HNS Network specified, please check network name and CNI deployment\" hnsNetworkName=… (later)"},
+		{id: "kube-proxy-healthz-failed", re: `healthz server failed`, probe: "SVC-KPROXY-HEALTH",
+			means:  "kube-proxy's health server stopped (often: its port is held by another process): health checks of the node fail",
+			source: "kubernetes cmd/kube-proxy/app/server.go serveHealthz: klog.ErrorS(err, \"Healthz server failed\") (v1.21+), \"Healthz server failed: %v\" via klog.Errorf before"},
+		{id: "cni-plugin-not-found", re: `failed to find plugin .{1,40} in path`, probe: "RUNTIME-CNI",
+			means:  "the CNI config names a plugin type whose executable is not in the runtime's CNI bin folder: every new sandbox fails",
+			source: "containernetworking/cni pkg/invoke/find.go FindInPath: \"failed to find plugin %q in path %s\""},
+		{id: "cni-not-initialized", re: `cni plugin not initialized|cni config uninitialized`, probe: "RUNTIME-CNI",
+			means:  "the runtime loaded no CNI config (its conf_dir is empty or unreadable): the node stays NotReady for the network and no sandbox starts",
+			source: "containerd go-cni ErrCNINotInitialized (\"no network config found in %s: cni plugin not initialized\"), dockershim \"cni config uninitialized\", as the kubelet's \"Container runtime network not ready\" quotes them"},
 		{id: "hns-object-exists", re: `hnsCall failed in Win32: The object already exists\. \(0x1392\)`, probe: "HNS-ENDPOINTS",
 			means:  "HNS refused to create or tear down an endpoint because one with that name/IP still exists (ERROR_OBJECT_ALREADY_EXISTS, 5010): a leftover endpoint",
 			source: "hcsshim's HNS call error (\"hnsCall failed in Win32: <message> (0x<code>)\", the form microsoft/hcsshim's hcserror prints), as the CNI plugins pass it to the kubelet; winerror.h ERROR_OBJECT_ALREADY_EXISTS = 5010 = 0x1392; endpoint leaks: kubernetes/kubernetes#68511"},
@@ -51,7 +60,7 @@ func signatures() []signature {
 		{id: "no-platform-match", re: `no match for platform in manifest`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
 			means:  "containerd found no image variant for this platform and OS build",
 			source: "containerd images/image.go ErrNotFound wrapped as \"no match for platform in manifest\""},
-		{id: "os-mismatch", re: `container operating system does not match the host operating system|0xc0370101`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
+		{id: "os-mismatch", re: `container operating system does not match the host operating system|0xc0370101|image operating system "linux" cannot be used on this platform`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
 			means:  "process isolation refuses an image built for another Windows build (HCS_E_IMAGE_MISMATCH)",
 			source: "HCS: HCS_E_IMAGE_MISMATCH 0x80370101 / 0xc0370101 \"The container operating system does not match the host operating system.\" (microsoft/hcsshim internal/hcs/errors.go); kubernetes/kubernetes#74066"},
 	}

@@ -28,11 +28,13 @@ func (logSignatures) Spec() Spec {
 // to it).
 func citedBy() map[string][]string {
 	return map[string][]string{
-		"HNS-ENDPOINTS":   {evidence.FileKubeletLog, evidence.FileKubeProxyLog, evidence.PathEvents},
-		"HNS-KPROXY-NET":  {evidence.FileKubeProxyLog},
-		"POD-IMAGE-BUILD": {evidence.PathEvents, evidence.FileKubeletLog},
-		"IMG-PAUSE-BUILD": {evidence.FileKubeletLog, evidence.PathEvents},
-		"NODE-IP":         {evidence.FileKubeletLog},
+		"HNS-ENDPOINTS":     {evidence.FileKubeletLog, evidence.FileKubeProxyLog, evidence.PathEvents},
+		"HNS-KPROXY-NET":    {evidence.FileKubeProxyLog},
+		"POD-IMAGE-BUILD":   {evidence.PathEvents, evidence.FileKubeletLog},
+		"IMG-PAUSE-BUILD":   {evidence.FileKubeletLog, evidence.PathEvents},
+		"NODE-IP":           {evidence.FileKubeletLog},
+		"SVC-KPROXY-HEALTH": {evidence.FileKubeProxyLog},
+		"RUNTIME-CNI":       {evidence.FileKubeletLog},
 	}
 }
 

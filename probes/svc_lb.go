@@ -19,9 +19,11 @@ import (
 //     (microsoft/SDN networkhealth ValidDNSLoadbalancerPolicy, hnsautomitigator's
 //     `(Get-HnsPolicyList).Policies | ? InternalPort -eq 53` check). Without them Windows
 //     pods' DNS times out while Linux pods resolve.
-//   - every other ClusterIP port of a Service with a selector has its policy. A Service
-//     without ready endpoints has none by design, and cluster/services.json cannot tell
-//     (EndpointSlices are not collected), so a missing one only warns.
+//   - the DNS VIP's backends are the CoreDNS pods live in the kube-dns EndpointSlices.
+//   - every other ClusterIP port of a Service with a selector and ready endpoints in its
+//     EndpointSlices has its policy (one without ready endpoints has none by design).
+//     Evidence without EndpointSlices judges readiness from cluster/pods.json, which may
+//     lack the backends, so a missing policy only warns there.
 //   - every endpoint a policy balances over exists (a stale reference black-holes the
 //     traffic sent to it: networkhealth LoadBalancerStaleRemoteEndpoints), and on overlay
 //     the policies' source VIP is a local endpoint.
@@ -31,7 +33,7 @@ func (serviceLBs) Spec() Spec {
 	return Spec{ID: "SVC-LB-POLICY", Title: "kube-proxy's load balancers: DNS VIP on UDP and TCP 53, each ClusterIP port, no stale backends",
 		FM: []string{"FM-20", "FM-14"},
 		Reads: []evidence.Ref{evidence.HNSPolicies(), evidence.HNSEndpoints(), evidence.ClusterServices(), evidence.Processes(),
-			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig()}}
+			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig(), evidence.EndpointSlices()}}
 }
 
 // lbKey is one load balancer: VIP, protocol number and service port.
@@ -129,16 +131,28 @@ func (serviceLBs) Check(c C) Finding {
 	if podsOK {
 		cites = append(cites, c.Path(evidence.Pods()))
 	}
+	sv := c.sliceView()
+	if sv.ok {
+		cites = append(cites, sv.path)
+	}
 	checked := 0
 	for _, s := range svcs {
 		ip := s.Spec.ClusterIP
-		if ip == "" || ip == corev1.ClusterIPNone || len(s.Spec.Selector) == 0 || noReadyBackend(s, pods) {
+		if ip == "" || ip == corev1.ClusterIPNone || len(s.Spec.Selector) == 0 {
+			continue
+		}
+		live, known := sv.ready(s)
+		if (known && len(live) == 0) || (!known && noReadyBackend(s, pods)) {
 			continue
 		}
 		for _, p := range s.Spec.Ports {
 			k := lbKey{ip, protoNumber(p.Protocol), int64(p.Port)}
 			checked++
-			if len(have[k]) == 0 && !(ip == dnsIP && p.Port == 53) {
+			switch {
+			case len(have[k]) > 0 || (ip == dnsIP && p.Port == 53):
+			case known:
+				fails = append(fails, fmt.Sprintf("Service %s/%s has %d ready endpoint(s) in its EndpointSlices but no load balancer for %s", s.Namespace, s.Name, len(live), k))
+			default:
 				warns = append(warns, fmt.Sprintf("Service %s/%s: no load balancer for %s (none is made while it has no ready endpoints)", s.Namespace, s.Name, k))
 			}
 		}
@@ -164,6 +178,10 @@ func (serviceLBs) Check(c C) Finding {
 			if !local[vip] {
 				fails = append(fails, fmt.Sprintf("the load balancers' source VIP %s has no local endpoint: overlay Service traffic cannot be SNATed", vip))
 			}
+		}
+		if dns, ok := findService(svcs, dnsIP); ok {
+			f, w := sv.dnsBackends(dns, have, eps)
+			fails, warns = append(fails, f...), append(warns, w...)
 		}
 		if len(sourceVIPs) > 0 {
 			if why, path := c.sourceVIPOutside(sourceVIPs); why != "" {

@@ -39,7 +39,7 @@ const (
 
 // clusterKeys are the cluster keys, in table order.
 func clusterKeys() []Ref {
-	return []Ref{Nodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig()}
+	return []Ref{Nodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig(), EndpointSlices()}
 }
 
 // Nodes is cluster/nodes.json.

@@ -99,6 +99,10 @@ func (c *Client) Collect(ctx context.Context, t *collectors.Tree) (Discovery, er
 		return d, fmt.Errorf("collecting daemonsets: %w", err)
 	}
 
+	if err := c.collectEndpointSlices(ctx, t, &d); err != nil {
+		return d, fmt.Errorf("collecting endpointslices: %w", err)
+	}
+
 	cfg, skipped, err := c.clusterConfig(ctx, nodes, svcs)
 	if err != nil {
 		return d, fmt.Errorf("reading the cluster's address plan: %w", err)

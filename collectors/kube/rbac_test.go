@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 )
@@ -85,6 +86,7 @@ func TestRBAC(t *testing.T) {
 		skipped := strings.Join(d.Skipped, "\n")
 		t.Log(skipped)
 		for _, want := range []string{"cannot list events at cluster scope", "cannot list daemonsets in namespace kube-system",
+			"cannot list endpointslices at cluster scope",
 			"cannot get configmaps kube-proxy in namespace kube-system"} {
 			if !strings.Contains(skipped, want) {
 				t.Errorf("Skipped lacks %q:\n%s", want, skipped)
@@ -104,9 +106,13 @@ func TestRBAC(t *testing.T) {
 		applyRBAC(t, cs, rbacDocs(t, false), user, "", "wintroubleshoot-read")
 		waitAllowed(t, cs, user, "list", "apps", "daemonsets", "kube-system")
 		client := newClient(t, userKubeconfig(t, c, user))
-		d, err := client.Collect(t.Context(), collectors.NewTree())
+		tree := collectors.NewTree()
+		d, err := client.Collect(t.Context(), tree)
 		if err != nil {
 			t.Fatalf("Collect with docs/rbac.yaml: %v", err)
+		}
+		if !tree.Evidence().Has(evidence.PathEndpointSlices) {
+			t.Error("endpointslices.json not written with docs/rbac.yaml's read role")
 		}
 		if len(d.Skipped) != 0 || d.ClusterCIDR != "10.200.0.0/16" {
 			t.Errorf("skipped %q, cluster CIDR %q", d.Skipped, d.ClusterCIDR)
