@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
@@ -49,6 +50,13 @@ func TestLiveEqualsAnalyzeHostProcess(t *testing.T) {
 			}
 			var targets []engine.Target
 			for _, node := range meta.Nodes {
+				if fakenode.IsLinuxNode(fsys, node) {
+					// A Linux worker is reached over SSH (no Linux pod transport), as
+					// --transport auto does: a mixed scenario is judged whole.
+					lin := fakenode.NewLinuxNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
+					targets = append(targets, engine.Target{Name: node, Transport: serveLinux(t, lin), OS: sweep.Linux})
+					continue
+				}
 				fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
 				k, err := fakenode.StartKubelet(t.Context(), fakenode.KubeletOptions{Name: node, Client: cs, TLS: tlsCfg, Responder: fake})
 				if err != nil {
@@ -58,7 +66,12 @@ func TestLiveEqualsAnalyzeHostProcess(t *testing.T) {
 				targets = append(targets, engine.Target{Name: node,
 					Transport: transport.Config{Kind: transport.HostProcess, Node: node, Timeout: time.Minute}})
 			}
-			dial := func(_ context.Context, cfg transport.Config) (transport.Transport, error) { return run.Dial(cfg) }
+			dial := func(ctx context.Context, cfg transport.Config) (transport.Transport, error) {
+				if cfg.Kind != transport.HostProcess {
+					return dial(ctx, cfg)
+				}
+				return run.Dial(cfg)
+			}
 			eng := &engine.Engine{Registry: probes.Default(), Dial: dial, Tree: clusterTree(t, fsys), Timeout: time.Minute}
 			got := eng.Probe(context.Background(), targets, nil)
 			if !reflect.DeepEqual(brief(got), brief(want)) {
