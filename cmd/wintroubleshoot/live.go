@@ -194,7 +194,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	}
 	if def == transport.Auto && s.client == nil && pw == "" && a.transports().needsPassword(transport.SSH) {
 		// No cluster for a HostProcess pod and no credentials for WinRM or SSH: nothing to try.
-		return nil, usageErr("no node password: set %s, or pass --password-file, --password-secret, --password-prompt or --ssh-key (without a cluster, --transport auto can only use WinRM or SSH)", a.passwordEnv)
+		return nil, usageErr("no node password (set %s, or pass --password-file, --password-secret, --password-prompt or --ssh-key); without a cluster, --transport auto can only use WinRM or SSH", a.passwordEnv)
 	}
 	targets, warnings := engine.ResolveTargets(found, overrides, def, func(kind transport.Kind, host string, port int) transport.Config {
 		cfg := a.config(kind, host, port)

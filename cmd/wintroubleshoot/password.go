@@ -58,7 +58,7 @@ func (a *nodeAccess) password(ctx context.Context, streams genericiooptions.IOSt
 	if f, ok := streams.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return prompt(streams)
 	}
-	return "", fmt.Errorf("no node password: set %s, or pass --password-file, --password-secret or --password-prompt", a.passwordEnv)
+	return "", fmt.Errorf("no node password (set %s, or pass --password-file, --password-secret or --password-prompt)", a.passwordEnv)
 }
 
 func prompt(streams genericiooptions.IOStreams) (string, error) {
