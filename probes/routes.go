@@ -55,6 +55,13 @@ func (routes) Check(c C) Finding {
 		return c.calicoBGPRoutes(nodes, cni)
 	}
 	if src, calico := c.calicoNode(); calico {
+		if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+			// No conflist, but Calico's network is L2Bridge: windows-bgp builds it so
+			// (node-service.ps1), VXLAN builds an Overlay one.
+			if n, found := decode.FindNetwork(nets, "Calico"); found && strings.EqualFold(string(n.Type), "l2bridge") {
+				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks()))
+			}
+		}
 		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'
 		// blocks are RemoteSubnetRoute policies on the Calico network, not host routes.
 		return c.Skip("Calico network without a CNI config in the evidence (named by kube-proxy --network-name=Calico or the HNS network Calico): Calico VXLAN carries other nodes' blocks as RemoteSubnetRoute policies, not host routes", src).

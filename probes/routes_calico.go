@@ -31,7 +31,10 @@ func calicoBGPMode(cni decode.CNIConfig) bool {
 type bgpPeer struct{ name, ip string }
 
 func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
-	cniPath := c.Path(evidence.CNIConfig())
+	var cniPath string
+	if _, ok := optional(c, evidence.CNIConfig()); ok {
+		cniPath = c.Path(evidence.CNIConfig())
+	}
 	mode := cni.Mode
 	if mode == "" {
 		mode = "BGP"

@@ -170,7 +170,7 @@ type Route struct {
 
 // LearnedByBGP says whether the route came from the RRAS BGP router: Protocol "Bgp" as the
 // snippet writes it, or 14, the number ConvertTo-Json gives the enum when it is not taken
-// as text (MSFT_NetRoute ValueMap; MIB_IPPROTO_BGP, RFC 1354 ipForwardProto bgp(14)).
+// as text (MSFT_NetRoute.Protocol is a uint16 holding NL_ROUTE_PROTOCOL: RouteProtocolBgp = 14, RFC 4292).
 func (r Route) LearnedByBGP() bool {
 	return strings.EqualFold(string(r.Protocol), "bgp") || r.Protocol == "14"
 }
