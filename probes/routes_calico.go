@@ -61,10 +61,18 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 	}
 	if svcs, ok := optional(c, evidence.Services()); ok {
 		if s, found := decode.FindService(svcs, "RemoteAccess"); found && !strings.EqualFold(s.Status, "Running") {
+			// Automatic and stopped: it failed or was stopped; anything else will not come
+			// back at the next boot either (svc.go's start and autostart fixes).
+			fix := autostartFix(c.id, []string{s.Name})
+			if s.StartType == "Automatic" {
+				fix = startFix(c.id, []string{s.Name})
+			}
 			return c.Fail(fmt.Sprintf("the RemoteAccess (RRAS) service is %s: Calico %s has no BGP router to peer with its %d peer(s), so no routes to their pods' blocks",
 				s.Status, mode, len(peers)), append(cites, c.Path(evidence.Services()))...).
 				With("pods here cannot reach pods on other nodes, nor they these; Calico's node-service.ps1 restarts RemoteAccess only when calico-node starts").
-				With("start it: Start-Service RemoteAccess (Set-Service RemoteAccess -StartupType Automatic to survive reboots; Install-RemoteAccess -VpnType RoutingOnly configures it), then check Get-BgpPeer")
+				With(fmt.Sprintf("expected: Running; actual: %s, StartType %s", s.Status, s.StartType),
+					"after starting it, Get-BgpPeer should show the peers Connected (a RemoteAccess never configured needs Install-RemoteAccess -VpnType RoutingOnly first)").
+				WithFix(fix)
 		}
 	}
 	via := map[string][]string{}
