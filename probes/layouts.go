@@ -18,6 +18,7 @@ const (
 	LayoutKubeadmHPC  = "kubeadm-hostprocess-flannel" // sig-windows-tools kubeadm, HostProcess kube-proxy + flannel
 	LayoutAKS         = "aks-azure-cni"               // AKS, Azure CNI (VNet addressing)
 	LayoutCalicoVXLAN = "calico-vxlan"                // Calico for Windows VXLAN, HostProcess calico-node-windows
+	LayoutCalicoBGP   = "calico-bgp"                  // Calico for Windows windows-bgp: L2Bridge, RRAS (RemoteAccess) BGP router
 	LayoutAntrea      = "antrea"                      // Antrea with OVS, HostProcess antrea-agent-windows, no kube-proxy
 	LayoutRKE2        = "rke2-calico"                 // RKE2 agent: the rke2 service runs containerd, kubelet, kube-proxy; Calico VXLAN
 	LayoutEKS         = "eks-vpc-cni"                 // EKS Windows AMI, VPC CNI (vpc-shared-eni), kubelet/kube-proxy services
@@ -91,7 +92,7 @@ func aksKubeNetwork(s decode.Service) string {
 // allLayouts is every layout with a healthy scenario: what a probe that judges on all of
 // them declares.
 func allLayouts() []string {
-	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN, LayoutAntrea, LayoutRKE2, LayoutEKS}
+	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN, LayoutCalicoBGP, LayoutAntrea, LayoutRKE2, LayoutEKS}
 }
 
 // layoutsExcept is every layout but the named ones: those whose healthy node the probe

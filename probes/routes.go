@@ -17,7 +17,7 @@ import (
 type routes struct{}
 
 func (routes) Spec() Spec {
-	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay, LayoutAntrea}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
+	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay, LayoutAntrea, LayoutCalicoBGP}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
 		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
 			evidence.LinuxRoutes()}} // Linux peers' routes: the reverse path (linux_reverse.go)
 }
@@ -49,13 +49,19 @@ func (routes) Check(c C) Finding {
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) {
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && calicoBGPMode(cni) {
 		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
-		// them (Get-BgpRouteInformation), not static routes this probe could list.
-		return c.Skip("Calico "+cni.Mode+": routes to other nodes' IPAM blocks come from Calico's BGP peering, not static routes to podCIDRs", c.Path(evidence.CNIConfig())).
-			With("to check: Get-BgpRouteInformation and Get-BgpPeer on the node (RemoteAccess), calicoctl node status on a Linux node")
+		// them from its peers (routes_calico.go).
+		return c.calicoBGPRoutes(nodes, cni)
 	}
 	if src, calico := c.calicoNode(); calico {
+		if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+			// No conflist, but Calico's network is L2Bridge: windows-bgp builds it so
+			// (node-service.ps1), VXLAN builds an Overlay one.
+			if n, found := decode.FindNetwork(nets, "Calico"); found && strings.EqualFold(string(n.Type), "l2bridge") {
+				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks()))
+			}
+		}
 		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'
 		// blocks are RemoteSubnetRoute policies on the Calico network, not host routes.
 		return c.Skip("Calico network without a CNI config in the evidence (named by kube-proxy --network-name=Calico or the HNS network Calico): Calico VXLAN carries other nodes' blocks as RemoteSubnetRoute policies, not host routes", src).

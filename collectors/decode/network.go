@@ -163,6 +163,16 @@ type Route struct {
 	InterfaceAlias    Str
 	IfIndex           Int `json:"ifIndex"`
 	RouteMetric       Int
+	// Protocol is who added the route (MSFT_NetRoute.Protocol): "" in evidence collected
+	// before the snippet selected it.
+	Protocol Str
+}
+
+// LearnedByBGP says whether the route came from the RRAS BGP router: Protocol "Bgp" as the
+// snippet writes it, or 14, the number ConvertTo-Json gives the enum when it is not taken
+// as text (MSFT_NetRoute.Protocol is a uint16 holding NL_ROUTE_PROTOCOL: RouteProtocolBgp = 14, RFC 4292).
+func (r Route) LearnedByBGP() bool {
+	return strings.EqualFold(string(r.Protocol), "bgp") || r.Protocol == "14"
 }
 
 // DecodeRoutes reads routes.json.

@@ -46,3 +46,24 @@ func TestHNSNetworksV1KeepsItsFields(t *testing.T) {
 		t.Fatalf("got %+v", ns[0])
 	}
 }
+
+// TestRouteProtocol: Protocol is optional (evidence from before the snippet selected it),
+// and Bgp is read as the snippet writes it and as the enum's number ConvertTo-Json gives.
+func TestRouteProtocol(t *testing.T) {
+	rs, err := DecodeRoutes("routes.json", []byte(`[
+		{"DestinationPrefix": "192.168.12.0/26", "NextHop": "10.0.0.10", "Protocol": "Bgp"},
+		{"DestinationPrefix": "192.168.40.64/26", "NextHop": "10.0.0.11", "Protocol": 14},
+		{"DestinationPrefix": "0.0.0.0/0", "NextHop": "10.0.0.1", "Protocol": "NetMgmt"},
+		{"DestinationPrefix": "10.0.0.0/24", "NextHop": "0.0.0.0"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, true, false, false} {
+		if got := rs[i].LearnedByBGP(); got != want {
+			t.Errorf("route %d (%q): LearnedByBGP %v, want %v", i, rs[i].Protocol, got, want)
+		}
+	}
+	if rs[3].Protocol != "" {
+		t.Errorf("a route without Protocol decoded as %q", rs[3].Protocol)
+	}
+}

@@ -32,7 +32,7 @@ func Host() Key[decode.Host] {
 // Services is nodes/<node>/services.json.
 func Services() Key[[]decode.Service] {
 	return NodeKey(FileServices, decode.DecodeServices, Meta{
-		Command: "`Get-CimInstance Win32_Service | ? Name -in 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns'`, each as `{Name, State, StartMode, PathName, ProcessId, AppParameters, AppEnvironmentExtra}` (the last two from `HKLM:\\SYSTEM\\CurrentControlSet\\Services\\<name>\\Parameters`, set by nssm) `| ConvertTo-Json -Depth 3`",
+		Command: "`Get-CimInstance Win32_Service | ? Name -in 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns','RemoteAccess'`, each as `{Name, State, StartMode, PathName, ProcessId, AppParameters, AppEnvironmentExtra}` (the last two from `HKLM:\\SYSTEM\\CurrentControlSet\\Services\\<name>\\Parameters`, set by nssm) `| ConvertTo-Json -Depth 3`",
 		Format:  "list. `State`/`StartMode` (`Running`, `Auto`) or, from a pasted `Get-Service | ConvertTo-Json`, `Status`/`StartType` as numbers",
 	})
 }
@@ -56,8 +56,8 @@ func HNSNetworks() Key[[]decode.HNSNetwork] {
 // Routes is nodes/<node>/routes.json.
 func Routes() Key[[]decode.Route] {
 	return NodeKey(FileRoutes, decode.DecodeRoutes, Meta{
-		Command: "`Get-NetRoute -AddressFamily IPv4 | Select DestinationPrefix, NextHop, InterfaceAlias, ifIndex, RouteMetric | ConvertTo-Json -Depth 3`",
-		Format:  "list",
+		Command: "`Get-NetRoute -AddressFamily IPv4 | Select DestinationPrefix, NextHop, InterfaceAlias, ifIndex, RouteMetric, @{n='Protocol';e={\"$($_.Protocol)\"}} | ConvertTo-Json -Depth 3`",
+		Format:  "list. `Protocol` (`Local`, `NetMgmt`, `Bgp`, or its MIB number, 14 for BGP) may be missing (evidence collected before it was added)",
 	})
 }
 

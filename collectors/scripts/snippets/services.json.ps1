@@ -1,4 +1,5 @@
-$names = 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns'
+# RemoteAccess: the RRAS BGP router Calico's windows-bgp mode peers through.
+$names = 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns','RemoteAccess'
 $rows = @(Get-CimInstance Win32_Service | Where-Object { $names -contains $_.Name } | ForEach-Object {
     $p = "HKLM:\SYSTEM\CurrentControlSet\Services\$($_.Name)\Parameters"
     $extra = (Get-ItemProperty $p -Name AppEnvironmentExtra -ErrorAction SilentlyContinue).AppEnvironmentExtra
