@@ -1,0 +1,140 @@
+package hostprocess_test
+
+import (
+	"context"
+	"net"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
+)
+
+// linuxScenario has Linux workers node-0..node-2 (their os.json says linux).
+const linuxScenario = "mixed-hardway-bridge-subnet"
+
+// linuxKubelet starts a fake Linux kubelet for one Linux node of a scenario.
+func (w *world) linuxKubelet(t *testing.T, scenario, node string, opts fakenode.NodeOptions) *fakenode.LinuxNode {
+	t.Helper()
+	fsys, _, _, err := scenarios.Load(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Scenario, opts.Node = fsys, node
+	fake := fakenode.NewLinuxNode(opts)
+	tlsCfg, err := w.c.KubeletServerTLS(net.ParseIP("127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := fakenode.StartKubelet(t.Context(), fakenode.KubeletOptions{Name: node, Client: w.cs, TLS: tlsCfg,
+		Responder: fake, OS: "linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return fake
+}
+
+// directLinux is the fake Linux node answering in-process, as SSH carries it.
+type directLinux struct{ n *fakenode.LinuxNode }
+
+func (d directLinux) Run(ctx context.Context, c transport.Command) (transport.Output, error) {
+	r := d.n.Respond(ctx, c.CommandLine, c.Stdin)
+	return transport.Output{Stdout: r.Stdout, Stderr: r.Stderr, ExitCode: r.ExitCode}, nil
+}
+func (directLinux) Close() error { return nil }
+
+// TestSweepOverLinuxPod: the shell sweep through the privileged pod gives exactly the
+// files the Linux node gives directly; the pod is kubectl-node-shell's, the exec is the
+// nsenter line, and Close removes the pod.
+func TestSweepOverLinuxPod(t *testing.T) {
+	w := newWorld(t)
+	w.linuxKubelet(t, linuxScenario, "node-0", fakenode.NodeOptions{})
+	r := w.run(t, hostprocess.Options{})
+	tr := dial(t, r, "node-0")
+	reg := probes.Default()
+	req := sweep.Request{Names: reg.NodeNeedsOf(sweep.Linux, reg.Probes()), OS: sweep.Linux}
+	got, err := sweep.Run(t.Context(), tr, req)
+	if err != nil {
+		t.Fatalf("sweep over the privileged pod: %v", err)
+	}
+	if !tr.Linux() {
+		t.Error("the transport did not take the Linux pod for the shell sweep")
+	}
+	fsys, _, _, err := scenarios.Load(linuxScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sweep.Run(t.Context(), directLinux{fakenode.NewLinuxNode(fakenode.NodeOptions{Scenario: fsys, Node: "node-0"})}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || len(got) < 2 {
+		t.Fatalf("sweep over the privileged pod differs from the node's own answer: %d files vs %d\n%q\n%q", len(got), len(want), got, want)
+	}
+	pods := w.ourPods(t)
+	if len(pods) != 1 {
+		t.Fatalf("want the one sweep pod while the transport is open, got %d", len(pods))
+	}
+	p := pods[0]
+	c := p.Spec.Containers[0]
+	switch {
+	case p.Spec.NodeName != "node-0", !p.Spec.HostNetwork, !p.Spec.HostPID,
+		p.Spec.NodeSelector["kubernetes.io/os"] != "linux", p.Spec.SecurityContext != nil && p.Spec.SecurityContext.WindowsOptions != nil,
+		len(p.Spec.Tolerations) != 1 || p.Spec.Tolerations[0].Operator != "Exists",
+		c.SecurityContext == nil || c.SecurityContext.Privileged == nil || !*c.SecurityContext.Privileged,
+		c.Image != hostprocess.DefaultLinuxImage, !slices.Equal(c.Command, []string{"sleep", "3600"}),
+		p.Labels[hostprocess.RunLabel] != r.ID():
+		t.Errorf("pod spec is not the privileged Linux pod: %+v", p.Spec)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.assertNoPods(t)
+}
+
+// TestLinuxPodRefusesPowerShell: a Windows sweep sent to a Linux node through the pod
+// fails as the host's sh fails it, and the sweep's hint names the Linux node.
+func TestLinuxPodRefusesPowerShell(t *testing.T) {
+	w := newWorld(t)
+	w.linuxKubelet(t, linuxScenario, "node-0", fakenode.NodeOptions{})
+	r := w.run(t, hostprocess.Options{})
+	tr := dial(t, r, "node-0")
+	if _, err := tr.Run(t.Context(), transport.Command{CommandLine: "sh -s", Stdin: []byte("exit 0\n")}); err != nil {
+		t.Fatalf("starting the Linux pod: %v", err)
+	}
+	_, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"host.json"}})
+	if err == nil || !strings.Contains(err.Error(), "powershell.exe: not found") || !strings.Contains(err.Error(), "Linux node") {
+		t.Errorf("a PowerShell sweep in the Linux pod: %v; want the shell's not found and the Linux hint", err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.assertNoPods(t)
+}
+
+// TestLinuxPodCancelLeavesNoPod: a Linux sweep cancelled mid-way deletes its pod.
+func TestLinuxPodCancelLeavesNoPod(t *testing.T) {
+	w := newWorld(t)
+	faults := &fakenode.Faults{}
+	faults.Set(fakenode.FaultSet{HangSnippets: []string{"linux-sysctl.txt"}})
+	w.linuxKubelet(t, linuxScenario, "node-0", fakenode.NodeOptions{Faults: faults})
+	r := w.run(t, hostprocess.Options{})
+	tr := dial(t, r, "node-0")
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		defer cancel()
+		w.waitPodRunning(t, ctx)
+	}()
+	_, err := sweep.Run(ctx, tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux})
+	if err == nil {
+		t.Fatal("a cancelled sweep reported no error")
+	}
+	w.assertNoPods(t)
+}
