@@ -18,7 +18,7 @@ import (
 // transports' options all apply (each writes its own fields of the node's config).
 func autoTransport(reg func() transports) *transportSpec {
 	return &transportSpec{
-		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess (a privileged pod for a Linux worker, ssh with its password too); the report says which answered"}},
+		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; a Linux worker: ssh with a key, agent or password, else a privileged pod; the report says which answered"}},
 		configure: func(c *transport.Config) {
 			for _, s := range reg() {
 				if s.configure != nil && s.kinds[0].kind != transport.Auto {
@@ -113,16 +113,29 @@ func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Outp
 	return transport.Output{}, fmt.Errorf("no transport reached the node (--transport auto): %s", strings.Join(a.why, "; "))
 }
 
-// forLinux re-plans for a Linux worker (its sweep is the shell's): no WinRM, SSH with
-// whatever credential is configured (a password too), then the privileged pod.
+// forLinux re-plans for a Linux worker (its sweep is the shell's): SSH when a credential
+// is configured for it (a password too, offered to sshd; never WinRM), else the
+// privileged pod. A Linux worker with a credential is not tried through a pod: the user
+// said how to log in, and a node whose sshd refuses would otherwise wait out the pod's
+// start timeout too.
 func (a *autoTr) forLinux() {
 	var cands []transport.Config
+	ssh := false
 	for _, c := range a.cands {
-		if c.Kind == transport.WinRMHTTPS {
+		switch c.Kind {
+		case transport.WinRMHTTPS:
 			if a.cfg.KeyFile != "" || a.cfg.UseAgent {
 				continue // SSH follows, with the key or agent
 			}
-			c.Kind = transport.SSH // the password, offered to sshd
+			c.Kind = transport.SSH
+			fallthrough
+		case transport.SSH:
+			ssh = true
+		case transport.HostProcess:
+			if ssh {
+				a.why = append(a.why, "hostprocess: not tried, an SSH credential is configured for this Linux node")
+				continue
+			}
 		}
 		cands = append(cands, c)
 	}

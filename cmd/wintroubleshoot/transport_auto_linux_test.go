@@ -78,16 +78,17 @@ func TestTransportAutoLinuxPod(t *testing.T) {
 }
 
 // TestAutoPlanLinux: for a Linux worker (its first command is the shell sweep) auto offers
-// the configured password to SSH, never WinRM, then the privileged pod; a Windows node
-// keeps WinRM first.
+// the configured credential to SSH, never WinRM, and only without one the privileged pod;
+// a Windows node keeps WinRM first and the pod as fallback.
 func TestAutoPlanLinux(t *testing.T) {
 	for _, c := range []struct {
 		line string
 		cfg  transport.Config
 		want []transport.Kind
 	}{
-		{"sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", Node: "n"}, []transport.Kind{transport.SSH, transport.HostProcess}},
-		{"sudo -n sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", KeyFile: "k", Node: "n"}, []transport.Kind{transport.SSH, transport.HostProcess}},
+		{"sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", Node: "n"}, []transport.Kind{transport.SSH}},
+		{"sudo -n sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", KeyFile: "k", Node: "n"}, []transport.Kind{transport.SSH}},
+		{"sh -s", transport.Config{Host: "10.0.0.5", UseAgent: true, Node: "n"}, []transport.Kind{transport.SSH}},
 		{"sh -s", transport.Config{Node: "n"}, []transport.Kind{transport.HostProcess}},
 		{"powershell.exe -NoProfile", transport.Config{Host: "10.0.0.5", Password: "pw", Node: "n"}, []transport.Kind{transport.WinRMHTTPS, transport.HostProcess}},
 	} {
