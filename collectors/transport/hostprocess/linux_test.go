@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
@@ -135,6 +138,28 @@ func TestLinuxPodCancelLeavesNoPod(t *testing.T) {
 	_, err := sweep.Run(ctx, tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux})
 	if err == nil {
 		t.Fatal("a cancelled sweep reported no error")
+	}
+	w.assertNoPods(t)
+}
+
+// TestLinuxPodPodSecurity: a namespace enforcing baseline refuses the privileged pod; the
+// error says so and what to label, and nothing is left.
+func TestLinuxPodPodSecurity(t *testing.T) {
+	w := newWorld(t)
+	w.linuxKubelet(t, linuxScenario, "node-0", fakenode.NodeOptions{})
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "baseline",
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}}}
+	if _, err := w.cs.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr := dial(t, w.run(t, hostprocess.Options{Namespace: "baseline"}), "node-0")
+	_, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux})
+	if err == nil {
+		t.Fatal("a privileged pod was admitted under baseline")
+	}
+	wantIn(t, err, "create the privileged pod", "violates PodSecurity", "privileged", "pod-security.kubernetes.io/enforce=privileged")
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
 	}
 	w.assertNoPods(t)
 }
