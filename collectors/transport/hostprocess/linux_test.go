@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
@@ -158,6 +160,37 @@ func TestLinuxPodPodSecurity(t *testing.T) {
 		t.Fatal("a privileged pod was admitted under baseline")
 	}
 	wantIn(t, err, "create the privileged pod", "violates PodSecurity", "privileged", "pod-security.kubernetes.io/enforce=privileged")
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.assertNoPods(t)
+}
+
+// TestDocsRBACIsEnoughLinux: docs/rbac.yaml's hostprocess Role alone also sweeps a Linux
+// worker through its privileged pod (no node read: the pod's kind follows the command).
+func TestDocsRBACIsEnoughLinux(t *testing.T) {
+	w := newWorld(t)
+	w.linuxKubelet(t, linuxScenario, "node-0", fakenode.NodeOptions{})
+	role := hostprocessRole(t)
+	if _, err := w.cs.RbacV1().Roles(role.Namespace).Create(t.Context(), role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: role.Namespace},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "sre"}}}
+	if _, err := w.cs.RbacV1().RoleBindings(role.Namespace).Create(t.Context(), rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAllowed(t, w.cs, "sre", role.Namespace, "exec")
+	cfg, err := w.c.UserConfig("sre")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.run(t, hostprocess.Options{Client: kubernetes.NewForConfigOrDie(cfg), Config: cfg, Namespace: role.Namespace})
+	tr := dial(t, r, "node-0")
+	if _, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux}); err != nil {
+		t.Fatalf("Linux sweep with docs/rbac.yaml's Role: %v", err)
+	}
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
