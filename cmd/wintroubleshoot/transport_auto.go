@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
 )
@@ -17,7 +18,7 @@ import (
 // transports' options all apply (each writes its own fields of the node's config).
 func autoTransport(reg func() transports) *transportSpec {
 	return &transportSpec{
-		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; the report says which answered"}},
+		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; a Linux worker: ssh with a key, agent or password, else a privileged pod; the report says which answered"}},
 		configure: func(c *transport.Config) {
 			for _, s := range reg() {
 				if s.configure != nil && s.kinds[0].kind != transport.Auto {
@@ -48,10 +49,13 @@ type autoTr struct {
 	why     []string // one entry per candidate that did not answer, or was not tried
 	chosen  transport.Transport
 	chosenK transport.Kind
+	cfg     transport.Config
+	pod     string // "privileged pod" when a Linux node answered through one
 }
 
 // plan lists the candidates for one node, and why the others are left out.
 func (a *autoTr) plan(cfg transport.Config) {
+	a.cfg = cfg
 	addr := func(k transport.Kind) transport.Config {
 		c := cfg
 		c.Kind = k
@@ -88,12 +92,18 @@ func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Outp
 	if a.chosen != nil {
 		return a.chosen.Run(ctx, cmd)
 	}
+	if hostprocess.IsLinuxCommandLine(cmd.CommandLine) {
+		a.forLinux()
+	}
 	for _, c := range a.cands {
 		tr, err := a.dial(c)
 		if err == nil {
 			out, rerr := tr.Run(ctx, cmd)
 			if rerr == nil || len(out.Stdout) > 0 || ctx.Err() != nil {
 				a.chosen, a.chosenK = tr, c.Kind
+				if p, ok := tr.(interface{ Linux() bool }); ok && p.Linux() {
+					a.pod = "privileged pod"
+				}
 				return out, rerr
 			}
 			err = errors.Join(rerr, tr.Close())
@@ -103,9 +113,46 @@ func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Outp
 	return transport.Output{}, fmt.Errorf("no transport reached the node (--transport auto): %s", strings.Join(a.why, "; "))
 }
 
-// Via implements transport.Chooser.
+// forLinux re-plans for a Linux worker (its sweep is the shell's): SSH when a credential
+// is configured for it (a password too, offered to sshd; never WinRM), else the
+// privileged pod. A Linux worker with a credential is not tried through a pod: the user
+// said how to log in, and a node whose sshd refuses would otherwise wait out the pod's
+// start timeout too.
+func (a *autoTr) forLinux() {
+	var cands []transport.Config
+	ssh := false
+	for _, c := range a.cands {
+		switch c.Kind {
+		case transport.WinRMHTTPS:
+			if a.cfg.KeyFile != "" || a.cfg.UseAgent {
+				continue // SSH follows, with the key or agent
+			}
+			c.Kind = transport.SSH
+			fallthrough
+		case transport.SSH:
+			ssh = true
+		case transport.HostProcess:
+			if ssh {
+				a.why = append(a.why, "hostprocess: not tried, an SSH credential is configured for this Linux node")
+				continue
+			}
+		}
+		cands = append(cands, c)
+	}
+	a.cands = cands
+	for i, w := range a.why {
+		a.why[i] = strings.Replace(w, "winrm-https, ssh:", "ssh:", 1)
+	}
+}
+
+// Via implements transport.Chooser: a Linux node reached through the cluster says it was
+// the privileged pod, not a HostProcess one.
 func (a *autoTr) Via() (transport.Kind, string) {
-	return a.chosenK, strings.Join(a.why, "; ")
+	why := strings.Join(a.why, "; ")
+	if a.pod != "" {
+		why = strings.TrimSuffix(a.pod+"; "+why, "; ")
+	}
+	return a.chosenK, why
 }
 
 // Close implements transport.Transport.

@@ -20,7 +20,7 @@ const hostprocessRBAC = "needs, in one namespace (--hostprocess-namespace): pods
 // hostprocessTransport reaches a node through the Kubernetes API alone: a HostProcess pod
 // bound to it, the sweep exec'd in it. It needs the cluster (attach) and no password.
 func hostprocessTransport() *transportSpec {
-	var image, namespace string
+	var image, linuxImage, namespace string
 	var start time.Duration
 	var (
 		mu     sync.Mutex
@@ -31,6 +31,7 @@ func hostprocessTransport() *transportSpec {
 		kinds: []kindSpec{{transport.HostProcess, 0, "a HostProcess pod through the Kubernetes API, no node credentials; " + hostprocessRBAC}},
 		flags: func(f *pflag.FlagSet) {
 			f.StringVar(&image, "hostprocess-image", hostprocess.DefaultImage, "image of the HostProcess pod (--transport hostprocess); it only needs to exist for the node's OS")
+			f.StringVar(&linuxImage, "linux-pod-image", hostprocess.DefaultLinuxImage, "image of the privileged pod that reaches a Linux worker through the cluster (--transport hostprocess or auto); it needs nsenter and sh")
 			f.StringVar(&namespace, "hostprocess-namespace", "", "namespace of the HostProcess pods; PodSecurity must allow privileged there (default: the context's namespace)")
 			f.DurationVar(&start, "hostprocess-start-timeout", hostprocess.DefaultStartTimeout, "how long to wait for a HostProcess pod to run")
 		},
@@ -40,6 +41,9 @@ func hostprocessTransport() *transportSpec {
 			}
 			if image == "" {
 				return fmt.Errorf("--hostprocess-image: want an image reference")
+			}
+			if linuxImage == "" {
+				return fmt.Errorf("--linux-pod-image: want an image reference")
 			}
 			return nil
 		},
@@ -62,7 +66,7 @@ func hostprocessTransport() *transportSpec {
 					ns = client.Namespace()
 				}
 				r, err := hostprocess.NewRun(hostprocess.Options{Client: client.Interface(), Config: client.RESTConfig(),
-					Namespace: ns, Image: image, StartTimeout: start, Warn: warn})
+					Namespace: ns, Image: image, LinuxImage: linuxImage, StartTimeout: start, Warn: warn})
 				if err != nil {
 					return nil, err
 				}

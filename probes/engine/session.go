@@ -80,7 +80,8 @@ type ConfigFunc func(kind transport.Kind, host string, port int) transport.Confi
 //   - when the cluster gave no nodes (none found, or no cluster at all) the overrides are
 //     the list of nodes to probe;
 //   - otherwise an override naming no discovered node is not probed, and a warning says so;
-//   - a Linux node is always reached over SSH, the only transport a Linux worker has.
+//   - a Linux node is reached over SSH, unless the kind is auto or hostprocess (a
+//     privileged pod through the cluster, collectors/transport/hostprocess linux.go).
 //
 // Targets come back sorted by name.
 func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind, config ConfigFunc) ([]Target, []string) {
@@ -92,7 +93,7 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 	var warnings []string
 	seen := map[string]bool{}
 	kindFor := func(os sweep.OS, k transport.Kind) transport.Kind {
-		if os == sweep.Linux {
+		if os == sweep.Linux && k != transport.Auto && k != transport.HostProcess {
 			return transport.SSH
 		}
 		return k

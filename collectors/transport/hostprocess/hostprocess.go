@@ -1,7 +1,8 @@
 // Package hostprocess reaches a Windows node through the Kubernetes API alone: it creates
 // a short-lived HostProcess pod bound to the node, execs the sweep in it (pods/exec,
 // WebSocket first, SPDY as fallback, as kubectl exec does) and deletes the pod again,
-// also when the run is cancelled. No node address, port or password is involved.
+// also when the run is cancelled. No node address, port or password is involved. A
+// Linux worker gets a privileged pod instead, the shell sweep run through nsenter (linux.go).
 //
 // Pod fields follow "Create a Windows HostProcess Pod" (kubernetes.io/docs/tasks/
 // configure-pod-container/create-hostprocess-pod): securityContext.windowsOptions
@@ -53,6 +54,8 @@ type Options struct {
 	Config    *rest.Config // for pods/exec
 	Namespace string       // where the pods go: PodSecurity must allow privileged there
 	Image     string       // "": DefaultImage
+	// LinuxImage is the privileged pod's image for a Linux node (linux.go); "": DefaultLinuxImage.
+	LinuxImage string
 	// StartTimeout bounds the wait for a pod to run; 0: DefaultStartTimeout.
 	StartTimeout time.Duration
 	// DeleteTimeout bounds deleting a pod, on a fresh context so a cancelled run still
@@ -82,6 +85,9 @@ func NewRun(opts Options) (*Run, error) {
 	}
 	if opts.Image == "" {
 		opts.Image = DefaultImage
+	}
+	if opts.LinuxImage == "" {
+		opts.LinuxImage = DefaultLinuxImage
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout

@@ -69,8 +69,12 @@ func (r *Run) podSpec(node string, expires time.Time) *corev1.Pod {
 }
 
 // createPod creates the node's pod and returns its name.
-func (r *Run) createPod(ctx context.Context, node string, need time.Duration) (string, error) {
-	pod := r.podSpec(node, time.Now().Add(r.opts.StartTimeout+need+time.Minute))
+func (r *Run) createPod(ctx context.Context, node string, need time.Duration, linux bool) (string, error) {
+	expires := time.Now().Add(r.opts.StartTimeout + need + time.Minute)
+	pod := r.podSpec(node, expires)
+	if linux {
+		pod = r.linuxPodSpec(node, expires)
+	}
 	got, err := r.opts.Client.CoreV1().Pods(r.opts.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		return "", err

@@ -19,8 +19,10 @@ type Transport struct {
 	node    string
 	timeout time.Duration
 
-	mu  sync.Mutex
-	pod string // "" until created, and again once deleted
+	mu      sync.Mutex
+	pod     string // "" until created, and again once deleted
+	linux   bool   // the privileged Linux pod, not HostProcess (linux.go)
+	decided bool   // linux is fixed by the first command
 }
 
 // Endpoint implements transport.Endpoint.
@@ -39,7 +41,7 @@ func (t *Transport) Run(ctx context.Context, cmd transport.Command) (transport.O
 			defer cancel()
 		}
 	}
-	argv, err := commandArgs(cmd.CommandLine)
+	argv, err := t.args(cmd.CommandLine)
 	if err != nil {
 		return transport.Output{}, t.fail("run", err, "")
 	}
@@ -77,15 +79,15 @@ func (t *Transport) ensurePod(ctx context.Context) (string, error) {
 	if need <= 0 {
 		need = DefaultStartTimeout
 	}
-	name, err := t.run.createPod(ctx, t.node, need)
+	name, err := t.run.createPod(ctx, t.node, need, t.linux)
 	if err != nil {
-		return "", t.fail("create the HostProcess pod", err, t.run.createHint(err))
+		return "", t.fail("create the "+t.podKind(), err, t.run.createHint(err))
 	}
 	if err := t.run.waitRunning(ctx, name); err != nil {
 		// A pod that did not start is of no use to the next command either.
 		dctx, cancel := context.WithTimeout(context.Background(), t.run.opts.DeleteTimeout)
 		defer cancel()
-		err = t.fail("start the HostProcess pod "+t.run.opts.Namespace+"/"+name, err, startHint(err))
+		err = t.fail("start the "+t.podKind()+" "+t.run.opts.Namespace+"/"+name, err, startHint(err, t.imageFlag()))
 		if derr := t.run.deletePod(dctx, name); derr != nil {
 			err = errors.Join(err, t.fail("delete the pod "+t.run.opts.Namespace+"/"+name, derr, "kubectl delete pod -n "+t.run.opts.Namespace+" "+name))
 		}
@@ -152,7 +154,7 @@ func (r *Run) createHint(err error) string {
 	ns := r.opts.Namespace
 	switch {
 	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "violates PodSecurity"):
-		return "HostProcess pods need PodSecurity privileged: kubectl label namespace " + ns +
+		return "HostProcess and privileged pods need PodSecurity privileged: kubectl label namespace " + ns +
 			" pod-security.kubernetes.io/enforce=privileged, or pick such a namespace with --hostprocess-namespace"
 	case apierrors.IsForbidden(err):
 		return r.rbacHint()
@@ -168,11 +170,11 @@ func (r *Run) rbacHint() string {
 }
 
 // startHint says what to do about a pod that did not start.
-func startHint(err error) string {
+func startHint(err error, imageFlag string) string {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "ImagePullBackOff"), strings.Contains(msg, "ErrImagePull"):
-		return "the node cannot pull the image: check its registry access, or mirror the image and pass --hostprocess-image"
+		return "the node cannot pull the image: check its registry access, or mirror the image and pass " + imageFlag
 	case errors.Is(err, errNotStarting):
 		return "kubectl describe pod shows the kubelet's events"
 	case strings.Contains(msg, "not running after"):
