@@ -166,7 +166,8 @@ type linuxAccess struct {
 }
 
 func (l *linuxAccess) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&l.nodes, "linux-nodes", false, "also probe the cluster's Linux nodes (label kubernetes.io/os=linux), over SSH as --linux-user with --ssh-key or --ssh-agent, "+
+	f.BoolVar(&l.nodes, "linux-nodes", false, "also probe the cluster's Linux nodes (label kubernetes.io/os=linux): over SSH as --linux-user with --ssh-key or --ssh-agent, "+
+		"else (--transport auto or hostprocess) through a short-lived privileged pod (--linux-pod-image) that nsenters the host, "+
 		"checking the Linux side of the paths to the Windows nodes; without it only Windows nodes and --node NAME=linux://HOST entries are probed")
 	f.StringVar(&l.user, "linux-user", "root", "user name on the Linux nodes; any other account runs the sweep through sudo -n")
 }
