@@ -37,7 +37,8 @@ rm -rf "$(dirname "$hostile_bin")"
 
 phase "tests: race detector"
 # The pure-code packages again under the race detector: probes share decoded evidence
-# across goroutines, the engine and the screen run concurrently.
-go test -count=1 -race -timeout 10m ./probes ./collectors ./collectors/decode ./collectors/scripts ./tui
+# across goroutines, the engine and the screen run concurrently. (probes takes about 6
+# minutes under -race on 2 cores now that every layout has scenarios: 30m leaves room.)
+go test -count=1 -race -timeout 30m ./probes ./collectors ./collectors/decode ./collectors/scripts ./tui
 
 phase "tests done"
