@@ -93,11 +93,12 @@ func (l nodeList) view(s *store, st styles, frame string, w, h int, focused bool
 func nodeRow(n *node, tag string, st styles, frame string, w int, sel, focused bool) string {
 	glyph, plainGlyph := nodeGlyph(n, st, frame)
 	note := tag + n.note
-	name := oneLine(n.label())
+	suffix := ""
 	if n.via != "" {
-		name += " [" + n.via + "]"
+		suffix = " [" + n.via + "]"
 	}
 	nameW := max(1, w-4-ansi.StringWidth(note)-1)
+	name := fitName(oneLine(n.label()), nameW-ansi.StringWidth(suffix)) + suffix
 	if ansi.StringWidth(name) > nameW {
 		name = ansi.Truncate(name, nameW, "…")
 	}
@@ -149,4 +150,19 @@ func osTag(s *store, n *node) string {
 		return "lnx "
 	}
 	return ""
+}
+
+// fitName cuts a node name to w cells. A fleet names a cluster's nodes "scenario.node"
+// and a cloud names them by FQDN: the part after the last dot tells two rows apart, so
+// it is kept and the middle goes when it leaves room for the front.
+func fitName(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if i := strings.LastIndex(s, "."); i > 0 && w >= 8 {
+		if tail := s[i:]; ansi.StringWidth(tail) <= w/2 {
+			return ansi.Truncate(s[:i], w-ansi.StringWidth(tail), "…") + tail
+		}
+	}
+	return ansi.Truncate(s, max(w, 1), "…")
 }
