@@ -3,18 +3,15 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"net"
 	"slices"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )
 
@@ -22,13 +19,8 @@ import (
 // the Windows node is reached through a HostProcess pod and the Linux worker through a
 // privileged pod; the report says which, and no pod is left.
 func TestTransportAutoLinuxPod(t *testing.T) {
-	cl := kubeapi.Start(t)
-	cs := kubernetes.NewForConfigOrDie(cl.Config)
+	cl, cs, tlsCfg := kubeletCluster(t)
 	fsys, _, _, err := scenarios.Load("mixed-hardway-healthy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tlsCfg, err := cl.KubeletServerTLS(net.ParseIP("127.0.0.1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net"
 	"os"
@@ -22,13 +23,8 @@ import (
 // password is reached over WinRM HTTPS, and one whose address answers nothing falls back
 // to a HostProcess pod; the report says which, and why, and no pod is left.
 func TestTransportAutoMixedFleet(t *testing.T) {
-	cl := kubeapi.Start(t)
-	cs := kubernetes.NewForConfigOrDie(cl.Config)
+	cl, cs, tlsCfg := kubeletCluster(t)
 	fsys, meta, _, err := scenarios.Load("healthy-containerd-overlay")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tlsCfg, err := cl.KubeletServerTLS(net.ParseIP("127.0.0.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,4 +110,16 @@ func TestDemoHostProcess(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "fixtures/kubeapi/build.sh") {
 		t.Fatalf("without binaries: exit %d, %q", code, errOut)
 	}
+}
+
+// kubeletCluster starts the test cluster and the serving TLS its fake kubelets use on
+// loopback, which the apiserver trusts.
+func kubeletCluster(t *testing.T) (*kubeapi.Cluster, *kubernetes.Clientset, *tls.Config) {
+	t.Helper()
+	cl := kubeapi.Start(t)
+	tlsCfg, err := cl.KubeletServerTLS(net.ParseIP("127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, kubernetes.NewForConfigOrDie(cl.Config), tlsCfg
 }
