@@ -15,6 +15,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
@@ -147,7 +148,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	}
 	tree := collectors.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
-		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog()}}
+		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
 	client, kerr := kube.New(o.kube)
 	if kerr != nil && o.explicitCluster() {
 		// A cluster named but not loadable (a mistyped --context, a malformed

@@ -9,9 +9,12 @@ import (
 	"syscall"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
 )
 
 func main() {
+	sweep.TuneGC(os.Getenv) // for the process's life: a fleet sweep's garbage is short-lived buffers
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// argv[0] says whether kubectl started us as a plugin (kubectl-wintroubleshoot).
 	code := RunAs(ctx, genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}, os.Args[0], os.Args[1:])

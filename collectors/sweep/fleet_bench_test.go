@@ -127,6 +127,7 @@ func benchFleet(b *testing.B, n, concurrent int) {
 		b.Fatalf("the fleet did not start: %v", err)
 	}
 	names := scripts.Snippets()
+	defer sweep.TuneGC(os.Getenv)() // as cmd/wintroubleshoot's main does; the fleet child keeps Go's defaults
 	var peak atomic.Uint64
 	stop := samplePeakHeap(&peak)
 	b.ResetTimer()
@@ -153,8 +154,10 @@ func benchFleet(b *testing.B, n, concurrent int) {
 	b.ReportMetric(float64(wall)/float64(floor), "wall/floor")
 }
 
-// sweepAll sweeps every node, concurrent at a time, each over a new transport.
+// sweepAll sweeps every node, concurrent at a time, each over a new transport, with the
+// script built once for the run as the engine builds it (Engine.Scripts).
 func sweepAll(b *testing.B, ports []int, names []string, concurrent int) {
+	plans := new(sweep.Plans)
 	sem := make(chan struct{}, concurrent)
 	var wg sync.WaitGroup
 	var failed atomic.Value
@@ -169,7 +172,12 @@ func sweepAll(b *testing.B, ports []int, names []string, concurrent int) {
 				return
 			}
 			defer tr.Close()
-			files, err := sweep.Run(context.Background(), tr, sweep.Request{Names: names})
+			plan, err := plans.For(sweep.Request{Names: names})
+			if err != nil {
+				failed.Store(err)
+				return
+			}
+			files, err := plan.Run(context.Background(), tr)
 			if err != nil || len(files) < len(names) {
 				failed.Store(fmt.Errorf("port %d: %d files, %v", p, len(files), err))
 			}

@@ -91,28 +91,11 @@ type FallbackSource interface {
 // (timeout, dropped connection) keeps every frame that arrived. An error means the node
 // gave no usable reply at all.
 func Run(ctx context.Context, tr transport.Transport, req Request) (map[string][]byte, error) {
-	names := NamesFor(req.OS, req.Names)
-	script, commandLine, err := script(req, names)
+	p, err := NewPlan(req)
 	if err != nil {
-		return nil, fmt.Errorf("building the sweep script: %w", err)
+		return nil, err
 	}
-	start := time.Now()
-	out, runErr := tr.Run(ctx, transport.Command{CommandLine: commandLine, Stdin: []byte(script)})
-	var cut error
-	if runErr != nil {
-		cut = cutShort(ctx, runErr, time.Since(start))
-	}
-	files, err := SplitReply(names, out, cut)
-	if err != nil {
-		if runErr != nil {
-			return nil, runErr
-		}
-		return nil, transport.ReplyError(tr, err, hint(req.OS, err, out))
-	}
-	if fs, ok := tr.(FallbackSource); ok {
-		applyFallbacks(ctx, files, fs.Fallbacks())
-	}
-	return files, nil
+	return p.Run(ctx, tr)
 }
 
 var errNotSweep = errors.New("the node's reply is not a sweep reply")

@@ -16,7 +16,11 @@ import (
 // characters) and the script body on stdin.
 type Command struct {
 	CommandLine string
-	Stdin       []byte
+	Stdin       []byte // read, never written: one slice may go to many nodes at once
+	// StdinBase64, when not nil, is Stdin in standard base64, encoded once by a caller
+	// sending one stdin to many nodes (sweep.Plan): WinRM carries stdin base64-encoded in
+	// its Send requests and sends slices of it. Other transports send Stdin.
+	StdinBase64 []byte
 }
 
 // Output is what the command printed and its exit status.

@@ -73,6 +73,9 @@ type Engine struct {
 	// Logs, when set, fills in log files a successful sweep could not give from another
 	// source (node log query through the API server), recording where each came from.
 	Logs func(ctx context.Context, tree *collectors.Tree, node string, names []string)
+	// Scripts, when set, keeps the sweep scripts built so far (copies of the engine share
+	// it): every node of a kind gets the same script, built once. Nil builds it per node.
+	Scripts *sweep.Plans
 }
 
 // ReachLog is how each node swept so far was reached, by node name; safe for concurrent use.
@@ -123,6 +126,11 @@ func (e *Engine) noteReach(node string, r Reach) {
 // whose turn had not come are not swept and get one NotSwept finding each (and a
 // NodeJudged event carrying it), so a cancelled run never silently leaves nodes out.
 func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) []probes.Finding {
+	if e.Scripts == nil { // one run builds each kind's script once
+		run := *e
+		run.Scripts = new(sweep.Plans)
+		e = &run
+	}
 	var mu sync.Mutex
 	send := func(ev Event) {
 		if emit != nil {
@@ -211,12 +219,24 @@ func (e *Engine) sweep(ctx context.Context, t Target, names []string) (map[strin
 		return nil, err
 	}
 	defer tr.Close()
-	files, err := sweep.Run(ctx, tr, sweep.Request{Names: names, Params: e.Params, OS: e.osOf(t), User: t.Transport.User})
+	req := sweep.Request{Names: names, Params: e.Params, OS: e.osOf(t), User: t.Transport.User}
+	plan, err := e.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	files, err := plan.Run(ctx, tr)
 	if err == nil {
 		kind, why := transport.ViaOf(tr, t.Transport)
 		e.noteReach(t.Name, Reach{Kind: kind, Why: why})
 	}
 	return files, err
+}
+
+func (e *Engine) plan(req sweep.Request) (*sweep.Plan, error) {
+	if e.Scripts == nil {
+		return sweep.NewPlan(req)
+	}
+	return e.Scripts.For(req)
 }
 
 // osOf is the target's kind: as resolved, else what the evidence already collected for

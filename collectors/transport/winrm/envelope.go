@@ -2,9 +2,9 @@ package winrm
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/xml"
+	"net"
 	"strconv"
 	"strings"
 )
@@ -91,10 +91,9 @@ func (t *winrmTransport) commandRequest(shellID, line string, withStdin bool) []
 	return append(b, "]]></rsp:Command>\n</rsp:CommandLine>\n"+envelopeEnd...)
 }
 
-// sendRequest carries one stdin chunk (NewSendInputRequest), its base64 appended straight
-// into the request: the ~128 KB of it were the largest client cost after Receive parsing.
-func (t *winrmTransport) sendRequest(shellID, commandID string, chunk []byte, eof bool) []byte {
-	b := t.header(make([]byte, 0, base64.StdEncoding.EncodedLen(len(chunk))+2048), actionSend, shellID)
+// sendRequest carries one stdin chunk (NewSendInputRequest), given base64-encoded.
+func (t *winrmTransport) sendRequest(shellID, commandID string, chunkB64 []byte, eof bool) net.Buffers {
+	b := t.header(make([]byte, 0, 2048), actionSend, shellID)
 	b = append(b, "<rsp:Send><rsp:Stream Name=\"stdin\" CommandId=\""...)
 	b = appendEscaped(b, commandID)
 	b = append(b, '"')
@@ -102,9 +101,12 @@ func (t *winrmTransport) sendRequest(shellID, commandID string, chunk []byte, eo
 		b = append(b, " End=\"true\""...)
 	}
 	b = append(b, '>')
-	b = base64.StdEncoding.AppendEncode(b, chunk)
-	return append(b, "</rsp:Stream>\n</rsp:Send>\n"+envelopeEnd...)
+	// The stream text is sent as given, not copied: a sweep's stdin is encoded once for
+	// every node (transport.Command.StdinBase64).
+	return net.Buffers{b, chunkB64, []byte(sendEnd)}
 }
+
+const sendEnd = "</rsp:Stream>\n</rsp:Send>\n" + envelopeEnd
 
 // receiveRequest asks for the command's stdout and stderr (NewGetOutputRequest).
 func (t *winrmTransport) receiveRequest(shellID, commandID string) []byte {

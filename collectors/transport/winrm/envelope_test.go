@@ -1,6 +1,9 @@
 package winrm
 
 import (
+	"bytes"
+	"encoding/base64"
+	"net"
 	"regexp"
 	"testing"
 
@@ -19,14 +22,15 @@ func TestEnvelopesAreMasterzens(t *testing.T) {
 	}
 	w := tr.(*winrmTransport)
 	chunk := []byte("powershell <&> \x00\xff sweep")
+	b64 := base64.StdEncoding.AppendEncode(nil, chunk)
 	line := `powershell -c "a & b <c> ]]> d"`
 	cases := map[string]struct{ got, want string }{
 		"create":  {string(w.createRequest()), mz.NewOpenShellRequest(w.url, w.params).String()},
 		"receive": {string(w.receiveRequest("SHELL-1", "CMD-1")), mz.NewGetOutputRequest(w.url, "SHELL-1", "CMD-1", "stdout stderr", w.params).String()},
 		"signal":  {string(w.signalRequest("SHELL-1", "CMD-1")), mz.NewSignalRequest(w.url, "SHELL-1", "CMD-1", w.params).String()},
 		"delete":  {string(w.deleteRequest("SHELL-1")), mz.NewDeleteShellRequest(w.url, "SHELL-1", w.params).String()},
-		"send":    {string(w.sendRequest("SHELL-1", "CMD-1", chunk, false)), mz.NewSendInputRequest(w.url, "SHELL-1", "CMD-1", chunk, false, w.params).String()},
-		"send end": {string(w.sendRequest("SHELL-1", "CMD-1", chunk, true)),
+		"send":    {joined(w.sendRequest("SHELL-1", "CMD-1", b64, false)), mz.NewSendInputRequest(w.url, "SHELL-1", "CMD-1", chunk, false, w.params).String()},
+		"send end": {joined(w.sendRequest("SHELL-1", "CMD-1", b64, true)),
 			mz.NewSendInputRequest(w.url, "SHELL-1", "CMD-1", chunk, true, w.params).String()},
 		// console mode when no stdin is sent: masterzen's own choice
 		"command": {string(w.commandRequest("SHELL-1", line, false)),
@@ -52,9 +56,11 @@ func BenchmarkSendRequest(b *testing.B) {
 		b.Fatal(err)
 	}
 	w := tr.(*winrmTransport)
-	chunk := make([]byte, 22<<10)
+	chunk := base64.StdEncoding.AppendEncode(nil, make([]byte, 22<<10))
 	b.ReportAllocs()
 	for range b.N {
 		_ = w.sendRequest("SHELL-1", "CMD-1", chunk, true)
 	}
 }
+
+func joined(parts net.Buffers) string { return string(bytes.Join(parts, nil)) }

@@ -71,7 +71,7 @@ type httpResponse struct {
 }
 
 // post sends one envelope, authenticating the connection first when NTLM needs it.
-func (c *httpClient) post(ctx context.Context, body []byte) (*httpResponse, error) {
+func (c *httpClient) post(ctx context.Context, body net.Buffers) (*httpResponse, error) {
 	cn, err := c.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (c *httpClient) post(ctx context.Context, body []byte) (*httpResponse, erro
 	return resp, nil
 }
 
-func (c *httpClient) postOn(ctx context.Context, cn *httpConn, body []byte) (*httpResponse, error) {
+func (c *httpClient) postOn(ctx context.Context, cn *httpConn, body net.Buffers) (*httpResponse, error) {
 	if c.auth == authBasic {
 		return cn.exchange(ctx, c.addr, c.basic, body)
 	}
@@ -102,7 +102,7 @@ func (c *httpClient) postOn(ctx context.Context, cn *httpConn, body []byte) (*ht
 // ntlmLogon runs the NTLM handshake on cn and sends body with the final leg: NEGOTIATE
 // (empty body) -> 401 with CHALLENGE -> AUTHENTICATE with the real request. One extra
 // round trip per connection; later requests on cn need no credentials.
-func (c *httpClient) ntlmLogon(ctx context.Context, cn *httpConn, body []byte) (*httpResponse, error) {
+func (c *httpClient) ntlmLogon(ctx context.Context, cn *httpConn, body net.Buffers) (*httpResponse, error) {
 	neg, err := ntlmssp.NewNegotiateMessage(c.domain, "")
 	if err != nil {
 		return nil, fmt.Errorf("building the NTLM negotiate message: %w", err)
@@ -152,24 +152,30 @@ func ntlmChallenge(h http.Header) (scheme string, token []byte) {
 }
 
 // exchange writes one POST and reads its answer. ctx ending sets a past deadline on the
-// connection, which aborts a blocked read or write at once. The head and the body go out
-// in one write (writev on TCP), without copying the body; the answer's body is read into
+// connection, which aborts a blocked read or write at once. The head and the body's parts
+// go out in one write (writev on TCP), without copying them; the answer's body is read into
 // one slice of its Content-Length.
-func (cn *httpConn) exchange(ctx context.Context, host, auth string, body []byte) (*httpResponse, error) {
+func (cn *httpConn) exchange(ctx context.Context, host, auth string, body net.Buffers) (*httpResponse, error) {
 	_ = cn.nc.SetDeadline(time.Now().Add(exchangeTimeout))
 	stop := context.AfterFunc(ctx, func() { _ = cn.nc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	head := append(cn.head[:0], "POST /wsman HTTP/1.1\r\nHost: "...)
 	head = append(head, host...)
 	head = append(head, "\r\nUser-Agent: wintroubleshoot\r\nContent-Type: application/soap+xml;charset=UTF-8\r\nContent-Length: "...)
-	head = strconv.AppendInt(head, int64(len(body)), 10)
+	n := 0
+	for _, b := range body {
+		n += len(b)
+	}
+	head = strconv.AppendInt(head, int64(n), 10)
 	if auth != "" {
 		head = append(head, "\r\nAuthorization: "...)
 		head = append(head, auth...)
 	}
 	head = append(head, "\r\n\r\n"...)
 	cn.head = head
-	bufs := net.Buffers{head, body}
+	// A new slice each time: WriteTo consumes it, and body may be sent again (NTLM).
+	bufs := append(make(net.Buffers, 0, 1+len(body)), head)
+	bufs = append(bufs, body...)
 	if _, err := bufs.WriteTo(cn.nc); err != nil {
 		return nil, ioError(ctx, errNoReply, err)
 	}

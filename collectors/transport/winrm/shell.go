@@ -2,6 +2,7 @@ package winrm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ const (
 
 // post sends one rendered envelope and returns the reply envelope, or a *faultError or
 // *statusError for anything but HTTP 200.
-func (t *winrmTransport) post(ctx context.Context, body []byte) ([]byte, error) {
+func (t *winrmTransport) post(ctx context.Context, body ...[]byte) ([]byte, error) {
 	resp, err := t.http.post(ctx, body)
 	if err != nil {
 		return nil, err
@@ -67,11 +68,15 @@ func (t *winrmTransport) runIn(ctx context.Context, shellID string, cmd transpor
 		return out, "", "start command", fmt.Errorf("the node's answer carries no CommandId (%v)", err)
 	}
 	// Without stdin we send nothing, as pywinrm does: the command then sees no input.
-	for rest := cmd.Stdin; len(rest) > 0; {
-		chunk := rest[:min(len(rest), stdinChunk)]
+	stdin := cmd.StdinBase64
+	if stdin == nil && len(cmd.Stdin) > 0 {
+		stdin = base64.StdEncoding.AppendEncode(nil, cmd.Stdin)
+	}
+	for rest := stdin; len(rest) > 0; {
+		chunk := rest[:min(len(rest), base64.StdEncoding.EncodedLen(stdinChunk))]
 		rest = rest[len(chunk):]
 		// The last chunk carries End="true": no extra request to close stdin.
-		if _, err := t.post(ctx, t.sendRequest(shellID, commandID, chunk, len(rest) == 0)); err != nil {
+		if _, err := t.post(ctx, t.sendRequest(shellID, commandID, chunk, len(rest) == 0)...); err != nil {
 			return out, commandID, "send stdin", err
 		}
 	}
