@@ -17,24 +17,28 @@ import (
 )
 
 // hangingNode accepts connections and never answers, as a node stuck mid-boot does.
-func hangingNode(t *testing.T) string {
+// accepted is closed at the first connection.
+func hangingNode(t *testing.T) (addr string, accepted <-chan struct{}) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	done, first := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(done); l.Close() })
 	go func() {
-		for {
+		for n := 0; ; n++ {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
+			if n == 0 {
+				close(first)
+			}
 			go func() { <-done; c.Close() }()
 		}
 	}()
-	return l.Addr().String()
+	return l.Addr().String(), first
 }
 
 // TestInterruptMidRun: Ctrl-C while the nodes are being swept ends --report and
@@ -43,7 +47,7 @@ func hangingNode(t *testing.T) string {
 func TestInterruptMidRun(t *testing.T) {
 	noClusterHere(t)
 	t.Setenv("WTS_PASSWORD", "interrupt-pw")
-	addr := hangingNode(t)
+	addr, _ := hangingNode(t)
 	dir := t.TempDir()
 	access := []string{"--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http", "--node", "win-1=" + addr, "--node", "win-2=" + addr}
 	for _, args := range [][]string{
@@ -84,7 +88,7 @@ func TestSIGINTExits130(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building: %v\n%s", err, out)
 	}
-	addr := hangingNode(t)
+	addr, accepted := hangingNode(t)
 	cmd := exec.Command(bin, "--report", "--transport", "winrm", "--winrm-auth", "basic", "--winrm-allow-basic-over-http", "--node", "win-1="+addr)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=", "WTS_PASSWORD=sigint-pw")
 	var stdout, stderr strings.Builder
@@ -92,7 +96,15 @@ func TestSIGINTExits130(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Signal once the binary is sweeping (it has connected to the node): by then main has
+	// installed its handler. A signal before that would kill it as Go's default does.
+	select {
+	case <-accepted:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the binary never connected to the node\n%s", stderr.String())
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
