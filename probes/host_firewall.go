@@ -28,7 +28,7 @@ type hostFirewall struct{}
 const kubeletPort = 10250
 
 func (hostFirewall) Spec() Spec {
-	return Spec{ID: "HOST-FIREWALL", Title: "the Windows Firewall lets the API server reach the kubelet on TCP 10250",
+	return Spec{ID: "HOST-FIREWALL", Layouts: allLayouts(), Title: "the Windows Firewall lets the API server reach the kubelet on TCP 10250",
 		FM: []string{"FM-26"}, Reads: []evidence.Ref{evidence.Firewall()}}
 }
 

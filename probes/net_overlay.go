@@ -41,7 +41,7 @@ const (
 )
 
 func (netOverlay) Spec() Spec {
-	return Spec{ID: "NET-OVERLAY", Title: "Overlay prerequisites: WS2019 at KB4489899 or later, VNI 4096+, one VNI with the peers, UDP 4789 not blocked",
+	return Spec{ID: "NET-OVERLAY", Layouts: allLayouts(), Title: "Overlay prerequisites: WS2019 at KB4489899 or later, VNI 4096+, one VNI with the peers, UDP 4789 not blocked",
 		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Host(), evidence.Firewall()}}
 }
 
