@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
 )
@@ -29,7 +31,7 @@ const kubeletPort = 10250
 
 func (hostFirewall) Spec() Spec {
 	return Spec{ID: "HOST-FIREWALL", Layouts: allLayouts(), Title: "the Windows Firewall lets the API server reach the kubelet on TCP 10250",
-		FM: []string{"FM-26"}, Reads: []evidence.Ref{evidence.Firewall()}}
+		FM: []string{"FM-26"}, Reads: []evidence.Ref{evidence.Firewall(), evidence.IPAddresses(), evidence.Nodes()}}
 }
 
 func (hostFirewall) Check(c C) Finding {
@@ -37,12 +39,23 @@ func (hostFirewall) Check(c C) Finding {
 	if bad != nil {
 		return c.notCollected(p, bad)
 	}
-	v := judgePort(fw, "TCP", kubeletPort, "kubelet.exe")
+	// The API server dials the node's InternalIP: the profile of the interface holding it
+	// is the one that applies (other interfaces, HNS's internal vNICs among them, may sit
+	// in another profile).
+	addr := ""
+	if nodes, ok := optional(c, evidence.Nodes()); ok {
+		if self, err := decode.FindNode(nodes, c.node); err == nil {
+			addr = decode.NodeAddress(self, corev1.NodeInternalIP)
+		}
+	}
+	alias, cites := c.interfaceOf(addr)
+	cites = append([]string{p}, cites...)
+	v := judgePort(fw, "TCP", kubeletPort, "kubelet.exe", alias)
 	notes := []string{"not judged: rules' remote-address scopes, and firewalls outside the node (cloud security groups, NSGs)"}
 	if len(v.closed) == 0 {
-		return c.Pass("inbound TCP 10250 is open: "+strings.Join(v.open, "; "), p).With(notes...)
+		return c.Pass("inbound TCP 10250 is open: "+strings.Join(v.open, "; "), cites...).With(notes...)
 	}
-	f := c.Fail("the Windows Firewall drops inbound TCP 10250 (the kubelet): "+strings.Join(v.closed, "; "), p).
+	f := c.Fail("the Windows Firewall drops inbound TCP 10250 (the kubelet): "+strings.Join(v.closed, "; "), cites...).
 		With("kubectl logs, exec, attach and port-forward to pods on this node time out, and metrics-server cannot scrape it; the node stays Ready").
 		With(v.open...).With(notes...)
 	if len(v.blockers) > 0 {
@@ -64,16 +77,44 @@ type portVerdict struct {
 	blockers     []decode.FirewallRule
 }
 
-// judgePort applies the firewall's rules to inbound proto/port for each profile a network
-// connection is in (all three when no connection profile was collected). exe, when set,
-// also counts rules limited to that program. Per profile: off passes; a block rule that
-// covers the port drops it; else an allow rule passes it; else the default inbound action
-// decides.
-func judgePort(fw decode.Firewall, proto string, port int, exe string) portVerdict {
+// interfaceOf names the interface holding the address (ip-addresses.json), "" when
+// either is unknown, with the evidence it read.
+func (c C) interfaceOf(addr string) (string, []string) {
+	if addr == "" {
+		return "", nil
+	}
+	ips, ok := optional(c, evidence.IPAddresses())
+	if !ok {
+		return "", nil
+	}
+	for _, a := range ips {
+		if string(a.IPAddress) == addr {
+			return string(a.InterfaceAlias), []string{c.Path(evidence.IPAddresses())}
+		}
+	}
+	return "", nil
+}
+
+// judgePort applies the firewall's rules to inbound proto/port for each profile that
+// applies: the connection profile of the interface alias when it has one, else every
+// connection's (all three when none was collected). exe, when set, also counts rules
+// limited to that program. Per profile: off passes; a block rule that covers the port
+// drops it; else an allow rule passes it; else the default inbound action decides.
+func judgePort(fw decode.Firewall, proto string, port int, exe, alias string) portVerdict {
 	applies := map[int][]string{}
-	for _, cp := range fw.ConnectionProfiles {
+	add := func(cp decode.ConnectionProfile) {
 		if b := cp.Bit(); b != 0 {
 			applies[b] = append(applies[b], string(cp.InterfaceAlias))
+		}
+	}
+	for _, cp := range fw.ConnectionProfiles {
+		if alias != "" && strings.EqualFold(string(cp.InterfaceAlias), alias) {
+			add(cp)
+		}
+	}
+	if len(applies) == 0 {
+		for _, cp := range fw.ConnectionProfiles {
+			add(cp)
 		}
 	}
 	if len(applies) == 0 {

@@ -3,6 +3,8 @@ package probes
 import (
 	"strings"
 	"testing"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors"
 )
 
 // The firewall's decisions from the evidence alone, in the shapes PS 5.1 prints: enums
@@ -93,4 +95,19 @@ func TestNetOverlayPaths(t *testing.T) {
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets: network(4096, 4096, ""), fw: fwJSON(`"True"`, `"Block"`, `"Public"`)}), Pass, "not judged a failure")
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets: network(4096, 4096, ""), fw: fwJSON(`"False"`, `"Block"`, `"Public"`)}), Pass, "firewall off")
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets + ".err": "exit 1\nGet-HnsNetwork : The term 'Get-HnsNetwork' is not recognized"}), Skip, "HNS-NETWORK says why")
+}
+
+// The profile of the interface holding the node's InternalIP is the one that applies: an
+// HNS vNIC in the Public profile does not count when the node's own network is Domain.
+func TestHostFirewallNodeInterface(t *testing.T) {
+	fw := `{"Profiles":[{"Name":"Domain","Enabled":"False","DefaultInboundAction":"Block"},{"Name":"Private","Enabled":"True","DefaultInboundAction":"Block"},` +
+		`{"Name":"Public","Enabled":"True","DefaultInboundAction":"Block"}],"ConnectionProfiles":[` +
+		`{"InterfaceAlias":"vEthernet (nat)","NetworkCategory":"Public"},{"InterfaceAlias":"vEthernet (Ethernet)","NetworkCategory":"DomainAuthenticated"}],"Rules":[]}`
+	ips := `[{"IPAddress":"10.240.0.22","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.0.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`
+	files := map[string]string{"nodes/win-1/firewall.json": fw, "nodes/win-1/ip-addresses.json": ips,
+		collectors.ClusterNodes: string(clList(t, clWinNode("win-1")))}
+	clOne(t, hostFirewall{}, "win-1", clEv(files), Pass, "Domain (vEthernet (Ethernet)): firewall off")
+	// Without the node's address every connection's profile counts, the Public one too.
+	delete(files, collectors.ClusterNodes)
+	clOne(t, hostFirewall{}, "win-1", clEv(files), Fail, "Public (vEthernet (nat))")
 }

@@ -42,7 +42,7 @@ const (
 
 func (netOverlay) Spec() Spec {
 	return Spec{ID: "NET-OVERLAY", Layouts: allLayouts(), Title: "Overlay prerequisites: WS2019 at KB4489899 or later, VNI 4096+, one VNI with the peers, UDP 4789 not blocked",
-		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Host(), evidence.Firewall()}}
+		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Host(), evidence.Firewall(), evidence.IPAddresses()}}
 }
 
 func (netOverlay) Check(c C) Finding {
@@ -113,7 +113,10 @@ func (netOverlay) Check(c C) Finding {
 
 	if fw, ok := optional(c, evidence.Firewall()); ok {
 		cites = append(cites, c.Path(evidence.Firewall()))
-		v := judgePort(fw, "UDP", windowsVXLANUDP, "")
+		// VXLAN arrives at the provider address, the overlay network's management IP.
+		alias, more := c.interfaceOf(string(overlays[0].ManagementIP))
+		cites = append(cites, more...)
+		v := judgePort(fw, "UDP", windowsVXLANUDP, "", alias)
 		switch {
 		case len(v.blockers) > 0:
 			problems = append(problems, "UDP 4789 (VXLAN) inbound: "+strings.Join(v.closed, "; "))
