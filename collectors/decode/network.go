@@ -29,6 +29,7 @@ type HNSNetwork struct {
 type HNSPolicy struct {
 	Type               string
 	NetworkAdapterName string // Settings.NetworkAdapterName of a NetAdapterName policy
+	overlayPolicy             // VXLAN's VNI and port, where the policy carries them (overlay.go)
 }
 
 func (p *HNSPolicy) UnmarshalJSON(b []byte) error {
@@ -45,6 +46,7 @@ func (p *HNSPolicy) UnmarshalJSON(b []byte) error {
 	if json.Unmarshal(raw.Settings, &set) == nil {
 		p.NetworkAdapterName = string(set.NetworkAdapterName)
 	}
+	p.overlayPolicy = readOverlayPolicy(b, raw.Settings)
 	return nil
 }
 
@@ -54,6 +56,7 @@ func (p *HNSPolicy) UnmarshalJSON(b []byte) error {
 type HNSSubnet struct {
 	AddressPrefix  string
 	GatewayAddress string
+	VSIDs          []int64 // the VXLAN VNIs of its VSID policies (overlay.go)
 }
 
 func (s *HNSSubnet) UnmarshalJSON(b []byte) error {
@@ -71,10 +74,12 @@ func (s *HNSSubnet) UnmarshalJSON(b []byte) error {
 		AddressPrefix, GatewayAddress Str
 		IpAddressPrefix               Str // schema v2
 		Routes                        []struct{ NextHop, DestinationPrefix Str }
+		Policies                      json.RawMessage
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
+	s.VSIDs = subnetVSIDs(raw.Policies)
 	s.AddressPrefix, s.GatewayAddress = string(raw.AddressPrefix), string(raw.GatewayAddress)
 	if s.AddressPrefix == "" {
 		s.AddressPrefix = string(raw.IpAddressPrefix)

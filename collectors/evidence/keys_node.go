@@ -5,9 +5,9 @@ import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 // nodeKeys are the node keys the probes may read, in table order. A new node evidence
 // file is a key function here, one entry in this list, and its snippet of the same name.
 func nodeKeys() []Ref {
-	return append([]Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
+	return append(append([]Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
 		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
-		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}, resourceKeys()...)
+		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}, resourceKeys()...), firewallKeys()...)
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read
