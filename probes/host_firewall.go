@@ -58,6 +58,11 @@ func (hostFirewall) Check(c C) Finding {
 	f := c.Fail("the Windows Firewall drops inbound TCP 10250 (the kubelet): "+strings.Join(v.closed, "; "), cites...).
 		With("kubectl logs, exec, attach and port-forward to pods on this node time out, and metrics-server cannot scrape it; the node stays Ready").
 		With(v.open...).With(notes...)
+	target := addr
+	if target == "" {
+		target = "<node InternalIP>"
+	}
+	f = f.With("to confirm from a control-plane host: curl -sk -m 5 https://" + target + ":10250/healthz (a timeout, not a 401, is the firewall)")
 	if len(v.blockers) > 0 {
 		return f.WithFix(unblockFix(c.id, v.blockers, "TCP 10250"))
 	}

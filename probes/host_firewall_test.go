@@ -94,6 +94,8 @@ func TestNetOverlayPaths(t *testing.T) {
 	}
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets: network(4096, 4096, ""), fw: fwJSON(`"True"`, `"Block"`, `"Public"`)}), Pass, "not judged a failure")
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets: network(4096, 4096, ""), fw: fwJSON(`"False"`, `"Block"`, `"Public"`)}), Pass, "firewall off")
+	// A pasted list view without the subnets' policies: the VNI is unread, nothing claimed.
+	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets: `[{"Name":"vxlan0","Type":"Overlay","Subnets":[{"AddressPrefix":"10.244.2.0/24"}]}]`}), Skip, "the VNI of vxlan0 is not in")
 	clOne(t, netOverlay{}, "win-1", clEv(map[string]string{nets + ".err": "exit 1\nGet-HnsNetwork : The term 'Get-HnsNetwork' is not recognized"}), Skip, "HNS-NETWORK says why")
 }
 

@@ -63,7 +63,7 @@ func (netOverlay) Check(c C) Finding {
 		return c.Pass("no Overlay HNS network (besides the vSwitch's placeholder): VXLAN's prerequisites do not apply", netPath)
 	}
 	cites := []string{netPath}
-	var problems, facts []string
+	var problems, facts, unread []string
 	var fixes []*Fix
 
 	if host, ok := optional(c, evidence.Host()); ok {
@@ -84,7 +84,7 @@ func (netOverlay) Check(c C) Finding {
 		name := string(n.Name)
 		own := n.VNIs()
 		if len(own) == 0 {
-			facts = append(facts, name+": no VSID policy in hns-networks.json (older HNS schema or a shallow dump): the VNI is not judged")
+			unread = append(unread, name)
 		}
 		for _, v := range own {
 			if v < windowsMinVNI {
@@ -130,6 +130,12 @@ func (netOverlay) Check(c C) Finding {
 		facts = append(facts, "firewall.json not available: UDP 4789 is not judged")
 	}
 
+	if len(problems) == 0 && len(unread) > 0 {
+		// A pasted list view or a shallow dump drops the subnets' policies: the VNI, the
+		// check people most often get wrong, cannot be read, so nothing is claimed.
+		return c.Skip("the VNI of "+strings.Join(unread, ", ")+" is not in hns-networks.json (no VSID subnet policy: a pasted list view or a shallow ConvertTo-Json)", cites...).
+			With(facts...).With("collect again: Get-HnsNetwork | ConvertTo-Json -Depth 8")
+	}
 	if len(problems) == 0 {
 		return c.Pass("Overlay prerequisites hold: "+strings.Join(facts, "; "), cites...)
 	}
