@@ -88,8 +88,9 @@ const sdnPause = "kubeletwin/pause"
 type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
-	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present", FM: []string{"FM-03"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods(), evidence.Nodes()}}
+	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present, with wincat for port-forward", FM: []string{"FM-03", "FM-25"},
+		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods(), evidence.Nodes(),
+			evidence.KubeletLog(), evidence.LogRuntime(), evidence.Events()}}
 }
 
 func (pauseImage) Check(c C) Finding {
@@ -103,7 +104,7 @@ func (pauseImage) Check(c C) Finding {
 	}
 	cites := []string{imgPath, sb.source}
 	if _, tag, ok := sb.find(imgs); ok {
-		f := c.Pass(fmt.Sprintf("pause image %s is present (%s)", tag, sb.runtime), cites...)
+		f := c.wincat(sb, tag, cites)
 		if sb.repoOnly {
 			f = f.With("rke2 pins its own pause image, " + rke2Pause + " (or the same path under --system-default-registry); its containerd config " +
 				rke2Dir + `\agent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc\rancher\rke2\registries.yaml`)

@@ -269,6 +269,8 @@ func Default() *Registry {
 		dnsConfig{},
 		pauseImage{},
 		pauseBuild{},
+		imageLayers{},
+		kubeletResolv{},
 		podImageBuild{},
 		nodeTaint{},
 		leftovers{},
