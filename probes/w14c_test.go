@@ -70,7 +70,7 @@ func TestKubeletResolv(t *testing.T) {
 		{"file unknown", map[string]string{"nodes/win-1/processes.json": proc(`--resolv-conf=C:\etc\kubernetes\cni\hostdns.conf`), "cluster/pods.json": pending}, Warn, []string{"Test-Path"}},
 		{"the kubelet's error", map[string]string{"nodes/win-1/processes.json": proc(`--resolv-conf=C:\etc\kubernetes\cni\hostdns.conf`),
 			"nodes/win-1/kubelet.log": `E0308 10:14:40.118203    2904 kuberuntime_sandbox.go:45] "Failed to generate sandbox config for pod" err="Unexpected resolver config value: \"C:\\etc\\kubernetes\\cni\\hostdns.conf\". Expected \"\", \"Host\", or a path to an existing resolv.conf file." pod="default/web"` + "\r\n",
-			"cluster/pods.json": pending}, Fail, []string{"log signature resolv-conf-missing in nodes/win-1/kubelet.log"}},
+			"cluster/pods.json":       pending}, Fail, []string{"log signature resolv-conf-missing in nodes/win-1/kubelet.log"}},
 		{"wrapper service", map[string]string{"nodes/win-1/services.json": `[{"Name":"kubelet","State":"Stopped","PathName":"C:\\k\\nssm.exe","AppParameters":"c:\\k\\kubeletstart.ps1"}]`}, Skip, []string{"no service that runs kubelet.exe"}},
 	}
 	for _, tc := range cases {
