@@ -26,7 +26,7 @@ type signature struct {
 
 // signatures is the table. Wordings are quoted from the code that prints them.
 func signatures() []signature {
-	return []signature{
+	return slices.Concat([]signature{
 		{id: "kube-proxy-network-missing", re: `unable to find hns network (?:specified|speficied)`, probe: "HNS-KPROXY-NET", // v1.9-v1.12 print "speficied"
 			means: "kube-proxy cannot find the HNS network it was told to use: Services do not work on this node",
 			source: "kubernetes pkg/proxy/winkernel/proxier.go (every version's wording in signatureWordings): \"Unable to find Hns Network speficied by %s. Please check environment variable KUBE_NETWORK\" (glog, v1.9-v1.12), the same spelled \"specified\" (v1.13-v1.14, kubernetes/kubernetes#79515), " +
@@ -63,7 +63,7 @@ func signatures() []signature {
 		{id: "os-mismatch", re: `container operating system does not match the host operating system|0xc0370101|image operating system "linux" cannot be used on this platform`, probe: "POD-IMAGE-BUILD", sandbox: "IMG-PAUSE-BUILD",
 			means:  "process isolation refuses an image built for another Windows build (HCS_E_IMAGE_MISMATCH)",
 			source: "HCS: HCS_E_IMAGE_MISMATCH 0x80370101 / 0xc0370101 \"The container operating system does not match the host operating system.\" (microsoft/hcsshim internal/hcs/errors.go); kubernetes/kubernetes#74066"},
-	}
+	}, imageSignatures(), nodeSignatures())
 }
 
 // noise are lines healthy Windows kubelets print that look like errors: they never count

@@ -18,9 +18,9 @@ type logSignatures struct{}
 
 func (logSignatures) Spec() Spec {
 	return Spec{ID: "LOG-SIGNATURES", Title: "no known failure signature in the logs and events that no finding explains",
-		FM: []string{"FM-06", "FM-04", "FM-14", "FM-33"},
+		FM: []string{"FM-06", "FM-04", "FM-14", "FM-33", "FM-16"},
 		Reads: []evidence.Ref{evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.LogRuntime(), evidence.LogFlanneld(),
-			evidence.Events()}}
+			evidence.LogStartup(), evidence.Events()}}
 }
 
 // citedBy says which files each citing probe scans with logSupport: a match in one of
@@ -35,11 +35,16 @@ func citedBy() map[string][]string {
 		"NODE-IP":           {evidence.FileKubeletLog},
 		"SVC-KPROXY-HEALTH": {evidence.FileKubeProxyLog},
 		"RUNTIME-CNI":       {evidence.FileKubeletLog},
+		"IMG-LAYERS":        {evidence.FileLogRuntime, evidence.FileKubeletLog, evidence.PathEvents},
+		"KUBELET-RESOLV":    {evidence.FileKubeletLog, evidence.PathEvents},
+		"IMG-PAUSE":         {evidence.FileKubeletLog, evidence.FileLogRuntime, evidence.PathEvents},
 	}
 }
 
 func (logSignatures) Check(c C) Finding {
-	ms, read, ignored := c.scanLogs(true, evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.LogRuntime(), evidence.LogFlanneld())
+	// The startup log holds the node scripts' own errors (the SDN helpers' adapter lookup).
+	ms, read, ignored := c.scanLogs(true, evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.LogRuntime(), evidence.LogFlanneld(),
+		evidence.LogStartup())
 	if len(read) == 0 {
 		return c.Skip("no logs or events to read", c.Path(evidence.KubeletLog()), c.Path(evidence.KubeProxyLog()))
 	}

@@ -1,5 +1,7 @@
 package probes
 
+import "maps"
+
 // wording is one way a signature's line was printed: by which version of which program,
 // as the line appears in its log (klog header included where it has one), and where the
 // wording is quoted from. TestSignatureWordings holds every signature to every wording
@@ -13,7 +15,7 @@ type wording struct {
 // signatureWordings are the wordings per signature ID, oldest first.
 func signatureWordings() map[string][]wording {
 	k8sWinkernel := "kubernetes pkg/proxy/winkernel/proxier.go"
-	return map[string][]wording{
+	out := map[string][]wording{
 		"kube-proxy-network-missing": {
 			{"kube-proxy v1.9-v1.12 (glog, the typo as printed)",
 				`F0312 10:01:02.000000    4242 proxier.go:522] Unable to find Hns Network speficied by cbr0. Please check environment variable KUBE_NETWORK`,
@@ -115,4 +117,6 @@ func signatureWordings() map[string][]wording {
 				"kubernetes cmd/kube-proxy/app/server.go klog.ErrorS(err, \"Healthz server failed\")"},
 		},
 	}
+	maps.Copy(out, nodeWordings())
+	return out
 }

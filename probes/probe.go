@@ -271,6 +271,8 @@ func Default() *Registry {
 		dnsConfig{},
 		pauseImage{},
 		pauseBuild{},
+		imageLayers{},
+		kubeletResolv{},
 		podImageBuild{},
 		nodeTaint{},
 		leftovers{},
