@@ -58,7 +58,7 @@ func TestHostProxy(t *testing.T) {
 			Fail, "WinHTTP proxy http=p:80;https=p:443 (Go programs ignore it)", NodeScript},
 		{"docker has it, containerd not", `{"Machine":{},"Services":[{"Name":"docker","Environment":["HTTPS_PROXY=http://p:3128"]},{"Name":"containerd","Environment":[]}]}`,
 			Fail, "but containerd does not get it", NodeScript},
-		{"credentials redacted", `{"Machine":{},"User":{"HTTPS_PROXY":"http://REDACTED@p:3128"},"Services":[{"Name":"containerd","Environment":[]}]}`,
+		{"credentials redacted", `{"Machine":{},"User":{"HTTPS_PROXY":"http://***REDACTED***@p:3128"},"Services":[{"Name":"containerd","Environment":[]}]}`,
 			Fail, "containerd does not get it", Manual},
 		{"machine and complete", `{"Machine":{"HTTPS_PROXY":"http://p:3128","NO_PROXY":"` + full + `"},"Services":[{"Name":"containerd","Environment":[]}],"APIServer":"https://10.0.0.4:6443"}`,
 			Pass, "NO_PROXY spares the 5 cluster address(es) checked", ""},

@@ -6,7 +6,8 @@ import (
 
 // Proxy is proxy.json: the proxy settings of the node's machine and user environments,
 // the container runtime services' own Environment entries, WinHTTP's proxy and the API
-// server the kubelet's kubeconfig names. Userinfo in URLs arrives as "REDACTED@".
+// server the kubelet's kubeconfig names. Userinfo in URLs arrives redacted on the node
+// (RedactedUserinfo).
 type Proxy struct {
 	Machine       map[string]Str
 	User          map[string]Str
@@ -27,8 +28,9 @@ type ProxySettings struct {
 	HTTP, HTTPS, NoProxy string
 }
 
-// RedactedUserinfo is what the snippet leaves of a URL's userinfo.
-const RedactedUserinfo = "REDACTED@"
+// RedactedUserinfo is what the snippet leaves of a URL's userinfo: the redactor's own
+// marker (collectors/redact.Replacement), so a bundle does not count it again.
+const RedactedUserinfo = "***REDACTED***@"
 
 // DecodeProxy reads proxy.json.
 func DecodeProxy(file string, b []byte) (Proxy, error) {

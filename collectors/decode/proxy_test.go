@@ -6,7 +6,7 @@ func TestDecodeProxy(t *testing.T) {
 	// PS 5.1's shapes: a UTF-8 BOM, one service printed as an object rather than an
 	// array, an Environment of one entry as a string, null for an empty scope.
 	b := []byte("\xef\xbb\xbf" + `{
-    "Machine":  {"HTTP_PROXY": "http://REDACTED@proxy.corp:3128", "NO_PROXY": "localhost,.svc"},
+    "Machine":  {"HTTP_PROXY": "http://***REDACTED***@proxy.corp:3128", "NO_PROXY": "localhost,.svc"},
     "User":  null,
     "Services":  {"Name": "containerd", "Environment": "https_proxy=http://other:8080"},
     "WinHTTPProxy":  "proxy.corp:3128",
@@ -18,7 +18,7 @@ func TestDecodeProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := p.MachineSettings()
-	if m.HTTP != "http://REDACTED@proxy.corp:3128" || m.HTTPS != "" || m.NoProxy != "localhost,.svc" || !m.Set() {
+	if m.HTTP != "http://***REDACTED***@proxy.corp:3128" || m.HTTPS != "" || m.NoProxy != "localhost,.svc" || !m.Set() {
 		t.Errorf("machine %+v", m)
 	}
 	if p.UserSettings().Set() {
@@ -29,7 +29,7 @@ func TestDecodeProxy(t *testing.T) {
 		t.Fatal("containerd not found")
 	}
 	eff := s.Settings().Over(m)
-	want := ProxySettings{HTTP: "http://REDACTED@proxy.corp:3128", HTTPS: "http://other:8080", NoProxy: "localhost,.svc"}
+	want := ProxySettings{HTTP: "http://***REDACTED***@proxy.corp:3128", HTTPS: "http://other:8080", NoProxy: "localhost,.svc"}
 	if eff != want || eff.Proxy() != "http://other:8080" {
 		t.Errorf("containerd sees %+v, want %+v", eff, want)
 	}

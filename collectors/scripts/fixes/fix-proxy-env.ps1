@@ -22,5 +22,5 @@ foreach ($s in $Restart) { Start-WtsService -Name $s -Restart }
 # What the services will now see, userinfo cut as the evidence snippet cuts it.
 foreach ($n in $vars.Keys) {
     $v = [Environment]::GetEnvironmentVariable($n, 'Machine')
-    if ($v) { "machine $n=" + ($v -replace '://[^/@\s]*@', '://REDACTED@') }
+    if ($v) { "machine $n=" + ($v -replace '://[^/@\s]*@', '://***REDACTED***@') }
 }

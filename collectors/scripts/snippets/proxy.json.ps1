@@ -8,9 +8,9 @@
 # machine-level variable; a service's Environment may still list both spellings and both
 # are kept. The kubelet's entry is read too: NO_PROXY matters most to its API traffic.
 # Userinfo in a proxy URL (http://user:password@proxy) is cut here, on the node:
-# only "REDACTED@" leaves it.
+# only "***REDACTED***@" (the redactor's own marker) leaves it.
 $names = 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'
-function Hide([string]$v) { $v -replace '://[^/@\s]*@', '://REDACTED@' }
+function Hide([string]$v) { $v -replace '://[^/@\s]*@', '://***REDACTED***@' }
 function Scope([string]$target) {
     $o = [ordered]@{}
     foreach ($n in $names) {
