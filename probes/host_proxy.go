@@ -66,6 +66,21 @@ func (hostProxy) Check(c C) Finding {
 		}
 	}
 	targets, tcites := proxyTargets(c, p)
+	if len(sources) == 1 && p.WinHTTPProxy != "" && len(missing) > 0 {
+		// WinHTTP alone is often there for Windows Update (WSUS) while registries are
+		// reached directly: a failure only when pulls do fail on the network.
+		seen, more := pullFailures(c)
+		if len(seen) == 0 {
+			return c.Warn(fmt.Sprintf("WinHTTP has the proxy %s, which %s ignores (Go programs read only the environment); no image pull failed on the network",
+				p.WinHTTPProxy, strings.Join(missing, " and ")), cites...).
+				With("if registries are reached only through that proxy, give the runtime the machine-level variables (the fix)").
+				WithFix(proxyFix(c, p, consumers, missing, targets))
+		}
+		return c.Fail(fmt.Sprintf("image pulls fail on the network and %s does not get the WinHTTP proxy %s", strings.Join(missing, " and "), p.WinHTTPProxy),
+			append(cites, more...)...).With(seen...).
+			With("Go programs (containerd, dockerd, the kubelet) read only HTTP_PROXY/HTTPS_PROXY/NO_PROXY from their environment, never WinHTTP").
+			WithFix(proxyFix(c, p, consumers, missing, targets))
+	}
 	if len(sources) > 0 && len(missing) > 0 {
 		f := c.Fail(fmt.Sprintf("a proxy is configured (%s) but %s does not get it", strings.Join(sources, "; "), strings.Join(missing, " and ")), cites...).
 			With("Go programs (containerd, dockerd, the kubelet) read only HTTP_PROXY/HTTPS_PROXY/NO_PROXY from their environment: the machine-level variables or the service's own Environment",

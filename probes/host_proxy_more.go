@@ -101,10 +101,9 @@ func isPullNetworkError(s string) bool {
 	return false
 }
 
-// noProxyConfigured judges a node without any proxy: pass, unless image pulls time out,
-// which is what a network that needs a proxy looks like from the node.
-func noProxyConfigured(c C, p decode.Proxy, cites []string) Finding {
-	var seen []string
+// pullFailures are this node's image pulls that failed on the network: the events of its
+// pods and the kubelet's log lines.
+func pullFailures(c C) (seen, cites []string) {
 	if pods, ok := optional(c, evidence.Pods()); ok {
 		events, _ := optional(c, evidence.Events())
 		for _, pod := range podsOn(pods, c.node) {
@@ -126,11 +125,19 @@ func noProxyConfigured(c C, p decode.Proxy, cites []string) Finding {
 			}
 		}
 	}
-	if len(seen) == 0 {
-		return c.Pass("no proxy is configured (machine, user, WinHTTP, runtime services) and no image pull failed on the network", cites...)
-	}
 	if len(seen) > 3 {
 		seen = append(seen[:3], fmt.Sprintf("... and %d more", len(seen)-3))
+	}
+	return seen, cites
+}
+
+// noProxyConfigured judges a node without any proxy: pass, unless image pulls time out,
+// which is what a network that needs a proxy looks like from the node.
+func noProxyConfigured(c C, p decode.Proxy, cites []string) Finding {
+	seen, more := pullFailures(c)
+	cites = append(cites, more...)
+	if len(seen) == 0 {
+		return c.Pass("no proxy is configured (machine, user, WinHTTP, runtime services) and no image pull failed on the network", cites...)
 	}
 	return c.Warn(fmt.Sprintf("image pulls fail on the network (%d seen) and no proxy is configured: if this network needs a proxy, set the machine variables", len(seen)), cites...).
 		With(seen...).

@@ -54,8 +54,10 @@ func TestHostProxy(t *testing.T) {
 		fix         FixKind
 	}{
 		{"nothing set", `{"Machine":{},"User":{},"Services":[{"Name":"containerd","Environment":[]}]}`, Pass, "no proxy is configured", ""},
-		{"WinHTTP only", `{"Machine":{},"Services":[{"Name":"containerd","Environment":[]}],"WinHTTPProxy":"http=p:80;https=p:443"}`,
-			Fail, "WinHTTP proxy http=p:80;https=p:443 (Go programs ignore it)", NodeScript},
+		{"WinHTTP only, pulls fine", `{"Machine":{},"Services":[{"Name":"containerd","Environment":[]}],"WinHTTPProxy":"http=p:80;https=p:443"}`,
+			Warn, "WinHTTP has the proxy http=p:80;https=p:443, which containerd ignores", NodeScript},
+		{"WinHTTP and a user-level one", `{"Machine":{},"User":{"HTTP_PROXY":"http://p:80"},"Services":[{"Name":"containerd","Environment":[]}],"WinHTTPProxy":"p:80"}`,
+			Fail, "WinHTTP proxy p:80 (Go programs ignore it)", NodeScript},
 		{"docker has it, containerd not", `{"Machine":{},"Services":[{"Name":"docker","Environment":["HTTPS_PROXY=http://p:3128"]},{"Name":"containerd","Environment":[]}]}`,
 			Fail, "but containerd does not get it", NodeScript},
 		{"credentials redacted", `{"Machine":{},"User":{"HTTPS_PROXY":"http://***REDACTED***@p:3128"},"Services":[{"Name":"containerd","Environment":[]}]}`,
@@ -96,7 +98,7 @@ func TestHostProxy(t *testing.T) {
 	clOne(t, hostProxy{}, "win-1", clEv(nil), Skip, "no nodes/win-1/proxy.json")
 }
 
-// Pull timeouts without any proxy warn; with the pull succeeding they do not.
+// Pull timeouts without any proxy warn; with only WinHTTP's proxy they fail.
 func TestHostProxyPullTimeouts(t *testing.T) {
 	files := map[string]string{
 		"nodes/win-1/proxy.json": `{"Machine":{},"Services":[{"Name":"containerd","Environment":[]}]}`,
@@ -107,6 +109,11 @@ func TestHostProxyPullTimeouts(t *testing.T) {
 	}
 	f := clOne(t, hostProxy{}, "win-1", clEv(files), Warn, "if this network needs a proxy, set the machine variables", "kubelet.log: E1201")
 	if f.Fix == nil || f.Fix.Kind != Manual {
+		t.Errorf("fix %+v", f.Fix)
+	}
+	files["nodes/win-1/proxy.json"] = `{"Machine":{},"Services":[{"Name":"containerd","Environment":[]}],"WinHTTPProxy":"proxy.corp:8080"}`
+	f = clOne(t, hostProxy{}, "win-1", clEv(files), Fail, "image pulls fail on the network and containerd does not get the WinHTTP proxy proxy.corp:8080")
+	if f.Fix == nil || f.Fix.Kind != NodeScript || f.Fix.Params["HttpsProxy"] != "http://proxy.corp:8080" {
 		t.Errorf("fix %+v", f.Fix)
 	}
 }
