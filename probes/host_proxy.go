@@ -27,9 +27,11 @@ import (
 // What NO_PROXY must spare follows kubeadm's preflight checks (HTTPProxy: the API server;
 // HTTPProxyCIDR: the first address of the Service and Pod CIDRs, "Make sure that Pod and
 // Services IP ranges specified correctly as exceptions in proxy configuration"), plus
-// the in-cluster names `.svc` and `.cluster.local` and the node's own address, the
-// entries KubeOne adds to noProxy by itself (docs.kubermatic.com, KubeOne proxy guide)
-// and AKS adds to its effectiveNoProxy (learn.microsoft.com, "HTTP proxy support in AKS").
+// the in-cluster suffix `.cluster.local` (KubeOne adds it to noProxy by itself, beside the
+// loopback and the pod and Service subnets: docs.kubermatic.com, KubeOne proxy guide),
+// `.svc` for the short in-cluster names, and the node's own address. AKS, whose managed
+// proxy feature excludes Windows node pools, likewise adds its own entries to the
+// user's noProxy (effectiveNoProxy, learn.microsoft.com "HTTP proxy support in AKS").
 type hostProxy struct{}
 
 func (hostProxy) Spec() Spec {
