@@ -252,6 +252,8 @@ func Default() *Registry {
 		hostName{},
 		hostUptime{},
 		knownBadBuilds{},
+		hostPrereq{},
+		hostProxy{},
 		hostDisk{},
 		hostResources{},
 		hostFirewall{},

@@ -22,6 +22,36 @@ type Host struct {
 	// CollectedAt is the node's clock when the snippet ran: the "now" a probe judges
 	// uptime against, since probes read no clock. Older evidence lacks it.
 	CollectedAt Str
+	// ContainersFeature is Win32_OptionalFeature's InstallState of "Containers": 1
+	// Enabled, 2 Disabled, 3 Absent, 4 Unknown, 0 when the OS lists no such feature. Nil
+	// in evidence collected before the snippet read it.
+	ContainersFeature *Int
+}
+
+// Containers feature states (Win32_OptionalFeature.InstallState; 0 is the snippet's own).
+const (
+	FeatureNotListed = 0
+	FeatureEnabled   = 1
+	FeatureDisabled  = 2
+	FeatureAbsent    = 3
+	FeatureUnknown   = 4
+)
+
+// FeatureStateName names an InstallState the way Win32_OptionalFeature's documentation does.
+func FeatureStateName(n int64) string {
+	switch n {
+	case FeatureNotListed:
+		return "not listed by the OS"
+	case FeatureEnabled:
+		return "Enabled"
+	case FeatureDisabled:
+		return "Disabled"
+	case FeatureAbsent:
+		return "Absent (its payload is removed)"
+	case FeatureUnknown:
+		return "Unknown"
+	}
+	return fmt.Sprintf("InstallState %d", n)
 }
 
 // DecodeHost reads host.json.

@@ -1,13 +1,18 @@
 package evidence
 
-import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+import (
+	"slices"
+
+	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+)
 
 // nodeKeys are the node keys the probes may read, in table order. A new node evidence
 // file is a key function here, one entry in this list, and its snippet of the same name.
 func nodeKeys() []Ref {
-	return append(append([]Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
+	base := []Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
 		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
-		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}, resourceKeys()...), firewallKeys()...)
+		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}
+	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys())
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read

@@ -227,6 +227,31 @@ func findURLUserinfo(b, _ []byte) int {
 	}
 }
 
+// findURLUser finds "scheme://user@" (no ':' in the userinfo), anchored on the '@' like
+// findURLUserinfo: back from it to "://" over no ':', '/' or separator.
+func findURLUser(b, _ []byte) int {
+	for from := 0; ; {
+		j := bytes.IndexByte(b[from:], '@')
+		if j < 0 {
+			return -1
+		}
+		at := from + j
+	back:
+		for i := at - 1; i >= 0 && i >= at-4096; i-- {
+			switch b[i] {
+			case '/':
+				if i >= 2 && i < at-1 && b[i-1] == '/' && b[i-2] == ':' {
+					return i - 2
+				}
+				break back
+			case ':', ' ', '"', '\'', '\n', '\t', '@', '?', '#':
+				break back
+			}
+		}
+		from = at + 1
+	}
+}
+
 func tokenRun(b []byte) bool {
 	for _, c := range b {
 		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {

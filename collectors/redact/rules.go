@@ -95,6 +95,10 @@ func DefaultRules() []Rule {
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// https://user:password@host
 		{Name: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"']+:([^/\s@"']+)@`, Group: 1, find: []finder{{"url-userinfo", findURLUserinfo}}},
+		// https://token@host: userinfo without a password is a credential too (a GitHub
+		// token as the user, a proxy's one-part login). Runs after url-credentials, whose
+		// replacement keeps the ':' and so is not matched again.
+		{Name: "url-user", Regex: `(?i)\b[a-z][a-z0-9+.-]*://([^/\s:@"'?#]+)@`, Group: 1, find: []finder{{"url-user", findURLUser}}},
 	}
 }
 

@@ -108,6 +108,9 @@ func TestNodeFixesEndToEnd(t *testing.T) {
 		{"pause-nanoserver-untagged", "IMG-PAUSE", "build-pause", false},
 		{"pause-containerd-wrong-tag", "IMG-PAUSE", "tag-pause", false},
 		{"pause-containerd-wrong-tag", "IMG-PAUSE", "multiarch-pause", true},
+		{"proxy-user-level-only", "HOST-PROXY", "set-proxy", true},
+		{"proxy-no-proxy-incomplete", "HOST-PROXY", "set-proxy", true},
+		{"proxy-winhttp-only", "HOST-PROXY", "set-proxy", true},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario+"/"+c.fix, func(t *testing.T) {
