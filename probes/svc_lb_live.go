@@ -91,6 +91,22 @@ func noneReady(ss []string) string {
 	return strings.Join(ss, ", ")
 }
 
+// isAPIServerService: default/kubernetes, the selector-less Service kube-apiserver keeps
+// (its endpoint reconciler writes the EndpointSlice "kubernetes" with one ready endpoint
+// per API server, pkg/controlplane/reconcilers/endpointsadapter.go).
+func isAPIServerService(s corev1.Service) bool {
+	return s.Namespace == "default" && s.Name == "kubernetes"
+}
+
+// unjudgedNote says which selector-less Services evidence without EndpointSlices cannot
+// judge: their backends (the API servers, for default/kubernetes) are named only in the
+// slices (or Endpoints), never by pods.json.
+func unjudgedNote(names []string) string {
+	return "not judged without cluster/endpointslices.json: " + strings.Join(names, ", ") +
+		" (no selector, so cluster/pods.json cannot tell its backends); collect again, or on the node: " +
+		"Get-HnsPolicyList | ? { $_.Policies.VIPs -contains '<ClusterIP>' } (expect one ELB per port)"
+}
+
 // findService is the Service with the ClusterIP.
 func findService(svcs []corev1.Service, ip string) (corev1.Service, bool) {
 	for _, s := range svcs {
