@@ -141,10 +141,15 @@ func (serviceLBs) Check(c C) Finding {
 		cites = append(cites, sv.path)
 	}
 	checked := 0
-	var unjudged []string
+	var unjudged, skipped []string
 	for _, s := range svcs {
 		ip := s.Spec.ClusterIP
 		if ip == "" || ip == corev1.ClusterIPNone {
+			continue
+		}
+		if why := notProxied(s); why != "" {
+			// Not kube-proxy's to program here: judging it would cry wolf.
+			skipped = append(skipped, s.Namespace+"/"+s.Name+" ("+why+")")
 			continue
 		}
 		live, known := sv.ready(s)
@@ -216,6 +221,9 @@ func (serviceLBs) Check(c C) Finding {
 	var notes []string
 	if len(unjudged) > 0 {
 		notes = append(notes, unjudgedNote(unjudged))
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "not kube-proxy's load balancers to judge: "+strings.Join(skipped, ", "))
 	}
 	switch {
 	case len(fails) > 0:
