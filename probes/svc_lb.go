@@ -20,10 +20,15 @@ import (
 //     `(Get-HnsPolicyList).Policies | ? InternalPort -eq 53` check). Without them Windows
 //     pods' DNS times out while Linux pods resolve.
 //   - the DNS VIP's backends are the CoreDNS pods live in the kube-dns EndpointSlices.
-//   - every other ClusterIP port of a Service with a selector and ready endpoints in its
-//     EndpointSlices has its policy (one without ready endpoints has none by design).
+//   - every other ClusterIP port of a Service with ready endpoints in its EndpointSlices
+//     has its policy (one without ready endpoints has none by design), selector or not:
+//     kube-proxy (pkg/proxy/winkernel/proxier.go) builds its load balancers from the
+//     EndpointSlices it watches (OnEndpointSliceAdd/Update feed endpointsMap), never from
+//     selectors, so the selector-less default/kubernetes gets one whose backends are the
+//     API servers its slice lists (remote endpoints, "assuming it is a public IP").
 //     Evidence without EndpointSlices judges readiness from cluster/pods.json, which may
-//     lack the backends, so a missing policy only warns there.
+//     lack the backends, so a missing policy only warns there; selector-less Services
+//     cannot be judged from it at all, which the finding says.
 //   - every endpoint a policy balances over exists (a stale reference black-holes the
 //     traffic sent to it: networkhealth LoadBalancerStaleRemoteEndpoints), and on overlay
 //     the policies' source VIP is a local endpoint.
@@ -136,12 +141,27 @@ func (serviceLBs) Check(c C) Finding {
 		cites = append(cites, sv.path)
 	}
 	checked := 0
+	var unjudged, skipped []string
 	for _, s := range svcs {
 		ip := s.Spec.ClusterIP
-		if ip == "" || ip == corev1.ClusterIPNone || len(s.Spec.Selector) == 0 {
+		if ip == "" || ip == corev1.ClusterIPNone {
+			continue
+		}
+		if why := notProxied(s); why != "" {
+			// Not kube-proxy's to program here: judging it would cry wolf.
+			skipped = append(skipped, s.Namespace+"/"+s.Name+" ("+why+")")
 			continue
 		}
 		live, known := sv.ready(s)
+		if len(s.Spec.Selector) == 0 && !known {
+			// kube-proxy balances whatever EndpointSlices name the Service, selector or not
+			// (default/kubernetes: the API servers' slice). Without the slices its backends
+			// are nowhere in the evidence; with them and none for it, it has no endpoints.
+			if !sv.ok {
+				unjudged = append(unjudged, s.Namespace+"/"+s.Name)
+			}
+			continue
+		}
 		if (known && len(live) == 0) || (!known && noReadyBackend(s, pods)) {
 			continue
 		}
@@ -150,6 +170,9 @@ func (serviceLBs) Check(c C) Finding {
 			checked++
 			switch {
 			case len(have[k]) > 0 || (ip == dnsIP && p.Port == 53):
+			case known && isAPIServerService(s):
+				fails = append(fails, fmt.Sprintf("the kubernetes Service's ClusterIP has no load balancer for %s, though its EndpointSlice lists the API server(s) %s: pods on this node cannot reach the API server at kubernetes.default.svc (in-cluster clients, operators and CNI agents time out)",
+					k, strings.Join(live, ", ")))
 			case known:
 				fails = append(fails, fmt.Sprintf("Service %s/%s has %d ready endpoint(s) in its EndpointSlices but no load balancer for %s", s.Namespace, s.Name, len(live), k))
 			default:
@@ -194,14 +217,21 @@ func (serviceLBs) Check(c C) Finding {
 	}
 	slices.Sort(fails)
 	slices.Sort(warns)
-	facts := fmt.Sprintf("%d load balancer(s) for %d ClusterIP port(s) of Services with a selector", len(have), checked)
+	facts := fmt.Sprintf("%d load balancer(s) for %d ClusterIP port(s) of Services with endpoints", len(have), checked)
+	var notes []string
+	if len(unjudged) > 0 {
+		notes = append(notes, unjudgedNote(unjudged))
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "not kube-proxy's load balancers to judge: "+strings.Join(skipped, ", "))
+	}
 	switch {
 	case len(fails) > 0:
-		return c.Fail(fails[0], cites...).With(append(append([]string{facts}, fails[1:]...), warns...)...).WithFix(restartKubeProxyFix(c, c.id))
+		return c.Fail(fails[0], cites...).With(append(append([]string{facts}, fails[1:]...), warns...)...).With(notes...).WithFix(restartKubeProxyFix(c, c.id))
 	case len(warns) > 0:
-		return c.Warn(warns[0], cites...).With(append([]string{facts}, warns[1:]...)...)
+		return c.Warn(warns[0], cites...).With(append([]string{facts}, warns[1:]...)...).With(notes...)
 	}
-	return c.Pass(facts+"; the DNS VIP "+dnsIP+" on UDP and TCP 53", cites...)
+	return c.Pass(facts+"; the DNS VIP "+dnsIP+" on UDP and TCP 53", cites...).With(notes...)
 }
 
 // sourceVIPOutside says which source VIP lies outside every pod network of the node (a

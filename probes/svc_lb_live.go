@@ -91,6 +91,37 @@ func noneReady(ss []string) string {
 	return strings.Join(ss, ", ")
 }
 
+// isAPIServerService: default/kubernetes, the selector-less Service kube-apiserver keeps
+// (its endpoint reconciler writes the EndpointSlice "kubernetes" with one ready endpoint
+// per API server, pkg/controlplane/reconcilers/endpointsadapter.go).
+func isAPIServerService(s corev1.Service) bool {
+	return s.Namespace == "default" && s.Name == "kubernetes"
+}
+
+// notProxied says why kube-proxy makes no ClusterIP load balancer on this node for a
+// Service it would otherwise balance: one labelled service.kubernetes.io/service-proxy-name
+// belongs to another proxy (kube-proxy's informers exclude it, cmd/kube-proxy/app/server.go),
+// and one with internalTrafficPolicy Local has a load balancer only where it has a local
+// endpoint, which the slices' node names would have to tell.
+func notProxied(s corev1.Service) string {
+	if v, ok := s.Labels["service.kubernetes.io/service-proxy-name"]; ok {
+		return "service-proxy-name " + v
+	}
+	if p := s.Spec.InternalTrafficPolicy; p != nil && *p == corev1.ServiceInternalTrafficPolicyLocal {
+		return "internalTrafficPolicy Local"
+	}
+	return ""
+}
+
+// unjudgedNote says which selector-less Services evidence without EndpointSlices cannot
+// judge: their backends (the API servers, for default/kubernetes) are named only in the
+// slices (or Endpoints), never by pods.json.
+func unjudgedNote(names []string) string {
+	return "not judged without cluster/endpointslices.json: " + strings.Join(names, ", ") +
+		" (no selector, so cluster/pods.json cannot tell its backends); collect again, or on the node: " +
+		"Get-HnsPolicyList | ? { $_.Policies.VIPs -contains '<ClusterIP>' } (expect one ELB per port)"
+}
+
 // findService is the Service with the ClusterIP.
 func findService(svcs []corev1.Service, ip string) (corev1.Service, bool) {
 	for _, s := range svcs {

@@ -34,17 +34,32 @@ func (l *List[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// CNIDirs is cni-dirs.json: where containerd's CRI plugin looks for CNI configs and
-// plugin binaries, where each folder came from ("config.toml" or "default", containerd's
-// Windows defaults %ProgramFiles%\containerd\cni\conf and \bin), and the file names in
-// them. BinDirs holds every folder of containerd 2.1's bin_dirs, BinDir the first.
+// CNIDirs is cni-dirs.json: where the runtime looks for CNI configs and plugin binaries,
+// where each folder came from, and the file names in them. On containerd nodes the
+// folders come from config.toml ("config.toml") or containerd's Windows defaults
+// %ProgramFiles%\containerd\cni\conf and \bin ("default"); BinDir is the first of
+// containerd 2.1's bin_dirs. On Docker nodes (dockershim) they are the kubelet's
+// --cni-conf-dir/--cni-bin-dir ("kubelet-flag") or its defaults C:\etc\cni\net.d and
+// C:\opt\cni\bin ("kubelet-default"), BinDir the first of the comma-separated list, and
+// NetworkPlugin is the kubelet's --network-plugin ("" when unset: no CNI). Evidence from
+// before Docker nodes were listed has neither kubelet source nor NetworkPlugin.
 type CNIDirs struct {
-	ConfDir     Str
-	ConfDirFrom Str
-	ConfFiles   Strings
-	BinDir      Str
-	BinDirFrom  Str
-	BinFiles    Strings
+	ConfDir       Str
+	ConfDirFrom   Str
+	ConfFiles     Strings
+	BinDir        Str
+	BinDirFrom    Str
+	BinFiles      Strings
+	NetworkPlugin *Str `json:",omitempty"`
+}
+
+// FromKubelet says whether the folders are the kubelet's (a Docker node), not containerd's.
+func (d CNIDirs) FromKubelet() bool { return strings.HasPrefix(string(d.ConfDirFrom), "kubelet") }
+
+// UsesCNI is false on a Docker node whose kubelet runs without --network-plugin=cni: the
+// kubelet then attaches pods to Docker's own network and reads no CNI folder.
+func (d CNIDirs) UsesCNI() bool {
+	return !d.FromKubelet() || d.NetworkPlugin == nil || strings.EqualFold(string(*d.NetworkPlugin), "cni")
 }
 
 // DecodeCNIDirs reads cni-dirs.json (one object).

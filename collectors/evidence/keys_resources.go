@@ -24,8 +24,8 @@ func resourceKeys() []Ref {
 // CNIDirs is nodes/<node>/cni-dirs.json.
 func CNIDirs() Key[decode.CNIDirs] {
 	return NodeKey(FileCNIDirs, decode.DecodeCNIDirs, Meta{
-		Command: "`conf_dir` and `bin_dir` (or the first of `bin_dirs`) from `$env:ProgramFiles\\containerd\\config.toml`, else containerd's Windows defaults `C:\\Program Files\\containerd\\cni\\conf` and `...\\cni\\bin`, with the names of the files in each: `[pscustomobject]@{ConfDir=...; ConfDirFrom='config.toml'|'default'; ConfFiles=@((Get-ChildItem $conf -File).Name); BinDir=...; BinDirFrom=...; BinFiles=@((Get-ChildItem $bin -File -Filter *.exe).Name)} | ConvertTo-Json`",
-		Format:  "one object; `ConfFiles`/`BinFiles` lists of names (a single name as a string is read too). Nodes without containerd have the `.err`",
+		Command: "`conf_dir` and `bin_dir` (or the first of `bin_dirs`) from `$env:ProgramFiles\\containerd\\config.toml`, else containerd's Windows defaults `C:\\Program Files\\containerd\\cni\\conf` and `...\\cni\\bin`; on Docker nodes (no config.toml, a `docker` service) the kubelet's `--cni-conf-dir`/`--cni-bin-dir` (first of the list) from its Win32_Process command line, else its defaults `C:\\etc\\cni\\net.d`/`C:\\opt\\cni\\bin`, with `ConfDirFrom='kubelet-flag'|'kubelet-default'` and `NetworkPlugin` (its `--network-plugin`), with the names of the files in each: `[pscustomobject]@{ConfDir=...; ConfDirFrom='config.toml'|'default'; ConfFiles=@((Get-ChildItem $conf -File).Name); BinDir=...; BinDirFrom=...; BinFiles=@((Get-ChildItem $bin -File -Filter *.exe).Name)} | ConvertTo-Json`",
+		Format:  "one object; `ConfFiles`/`BinFiles` lists of names (a single name as a string is read too). Docker nodes add `NetworkPlugin`; nodes with neither containerd's config.toml nor a Docker kubelet have the `.err`",
 	})
 }
 
