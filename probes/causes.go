@@ -114,6 +114,12 @@ func CauseRules() []CauseRule {
 		// LINUX-ROUTES names win-1).
 		{Cause: "LINUX-ROUTES", CauseAt: Fail, Effect: "NET-ROUTES", Where: OtherNode, When: namesEachOther,
 			Why: "the Linux worker has no route to this node's pods, so replies to them never come back"},
+		// flanneld-stopped: flanneld creates the flannel network (HNS-NETWORK names it);
+		// flannel-source-vip-stale: the load balancers use kube-proxy's stale source VIP.
+		{Cause: "FLANNEL-STATE", CauseAt: Fail, Effect: "HNS-NETWORK", Where: SameNode, When: says("flanneld"),
+			Why: "flanneld creates the pod network on flannel nodes"},
+		{Cause: "FLANNEL-STATE", CauseAt: Fail, Effect: "SVC-LB-POLICY", Where: SameNode, When: says("source VIP"),
+			Why: "kube-proxy programs its load balancers with the source VIP it was given"},
 		// mixed-hardway-swap-on: the kubelet exits at start with swap on (failSwapOn).
 		{Cause: "LINUX-SWAP", CauseAt: Fail, Effect: "LINUX-SERVICES", Where: SameNode, When: mentions("kubelet"),
 			Why: "the kubelet refuses to start while swap is on"},
@@ -128,6 +134,13 @@ func namesEachOther(cause, effect Finding) bool {
 // mentions is a When that holds when the effect's summary names what.
 func mentions(what string) func(cause, effect Finding) bool {
 	return func(_, effect Finding) bool { return strings.Contains(effect.Summary, what) }
+}
+
+// says is a When that holds when the effect's summary or a detail line names what.
+func says(what string) func(cause, effect Finding) bool {
+	return func(_, effect Finding) bool {
+		return slices.ContainsFunc(append([]string{effect.Summary}, effect.Details...), func(s string) bool { return strings.Contains(s, what) })
+	}
 }
 
 // mentionsNode says whether the effect's text names the cause's node.

@@ -260,6 +260,7 @@ func Default() *Registry {
 		runtimeService(),
 		reboot{},
 		hnsNetwork{},
+		flannelState{},
 		hnsEndpoints{},
 		hnsEvents{},
 		kubeProxyNetwork{},
