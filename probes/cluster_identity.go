@@ -62,14 +62,15 @@ func (hostName) Check(c C) Finding {
 	facts = append(facts, "the name kube-proxy and the kubelet compute without --hostname-override: "+hostname+
 		" (os.Hostname(), the DNS host name, lower-cased by GetHostname)")
 	var f Finding
-	kubeletName, proxyName := c.hostnameOverride(kubeletComponent()), c.hostnameOverride(kubeProxyComponent())
+	kubeletName := c.hostnameOverride(kubeletComponent())
+	kp := c.componentRunsAs(kubeProxyComponent(), hostname)
 	switch {
-	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && (proxyName == "" || strings.EqualFold(proxyName, node)):
+	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && (kp.name == "" || kp.name == strings.ToLower(node)):
 		// By design on EKS (Start-EKSBootstrap.ps1 passes the EC2 private DNS name to both
 		// the kubelet and kube-proxy) and wherever an installer names the node itself:
 		// the ComputerName is not the node name, and nothing depends on it being so.
 		proxy := "kube-proxy uses the same override"
-		if proxyName == "" {
+		if kp.name == "" {
 			proxy = "kube-proxy's command line is not in the evidence (no process, service or pod spec): its --hostname-override must be the same"
 		}
 		f = c.Pass(fmt.Sprintf("node name %s is the kubelet's --hostname-override; ComputerName %s differs by design", node, cn)).
@@ -93,18 +94,18 @@ func (hostName) Check(c C) Finding {
 		f = c.Pass(fmt.Sprintf("node name %s matches ComputerName %s", node, orNone(cn)))
 	}
 	// kube-proxy or the kubelet under another name than the Node's (FM-15) is what the
-	// finding says, unless the names themselves already fail (FM-12): then it is one
-	// more line of it.
+	// finding says, unless a long name on a domain-joined host already collides in AD
+	// (FM-12): then it is one more line of that.
 	for _, judge := range []func(string, string, []string) (Finding, bool){c.kubeletNameFinding, c.proxyNameFinding} {
 		if g, ok := judge(node, hostname, facts); ok {
-			if f.Status < Fail {
+			if !(long && host.PartOfDomain) {
 				return g.Citing(hostPath)
 			}
 			f = f.With("also: " + g.Summary).Citing(g.Evidence...)
 			break
 		}
 	}
-	if kp := c.componentRunsAs(kubeProxyComponent(), hostname); f.Status == Pass && kp.name != "" {
+	if f.Status == Pass && kp.name != "" {
 		f = f.With("kube-proxy runs as " + kp.name + ", the node name (" + kp.from + ")").Citing(kp.path)
 	}
 	if f.Status >= Warn {
