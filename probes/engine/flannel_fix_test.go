@@ -57,3 +57,21 @@ func TestResetSourceVIPEndToEnd(t *testing.T) {
 		t.Errorf("SVC-LB-POLICY after the fix: %s %s", lb.Status, lb.Summary)
 	}
 }
+
+// TestStartFlanneldEndToEnd: on flanneld-stopped FLANNEL-STATE offers starting the
+// flanneld service; it runs over WinRM and FLANNEL-STATE passes after it.
+func TestStartFlanneldEndToEnd(t *testing.T) {
+	b := newFixBench(t, "flanneld-stopped")
+	f := b.finding(t, "FLANNEL-STATE")
+	fix := pick(f, "start-service")
+	if f.Status != probes.Fail || fix == nil || strings.Join(fix.Params["Name"].([]string), ",") != "flanneld" {
+		t.Fatalf("before: %s %q fix %+v", f.Status, f.Summary, f.Fix)
+	}
+	out, err := b.fixer.Apply(context.Background(), f, fix, engine.Typed("y"))
+	if err != nil || out.Result != engine.Verified || out.After.Status != probes.Pass {
+		t.Fatalf("apply: %v, %s %s %q", err, out.Result, out.After.Status, out.After.Summary)
+	}
+	if calls := b.fixCalls(); len(calls) != 1 || calls[0] != "fix-start-service" {
+		t.Fatalf("the node ran %v", calls)
+	}
+}
