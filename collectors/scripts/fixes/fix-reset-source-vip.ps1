@@ -22,7 +22,11 @@ $dir = Split-Path -Parent $Path[0]
 $request = Join-Path $dir 'sourceVipRequest.json'
 $answer = Join-Path $dir 'sourceVip.json'
 "{""cniVersion"": ""0.2.0"", ""name"": ""$Network"", ""ipam"":{""type"":""host-local"",""ranges"":[[{""subnet"":""$Subnet""}]],""dataDir"":""/var/lib/cni/networks""}}" | Out-File -FilePath $request
-$env:CNI_COMMAND, $env:CNI_CONTAINERID, $env:CNI_NETNS, $env:CNI_IFNAME, $env:CNI_PATH = 'ADD', 'dummy', 'dummy', 'dummy', $CniBin
+$env:CNI_COMMAND = 'ADD'
+$env:CNI_CONTAINERID = 'dummy'
+$env:CNI_NETNS = 'dummy'
+$env:CNI_IFNAME = 'dummy'
+$env:CNI_PATH = $CniBin
 try {
     Get-Content -LiteralPath $request | & (Join-Path $CniBin 'host-local.exe') | Out-File -FilePath $answer
 } finally {
