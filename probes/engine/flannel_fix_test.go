@@ -75,3 +75,20 @@ func TestStartFlanneldEndToEnd(t *testing.T) {
 		t.Fatalf("the node ran %v", calls)
 	}
 }
+
+// TestResetSourceVIPHostProcess: with a HostProcess kube-proxy the fix removes the files in
+// C:\sourcevip and stops kube-proxy (no service to edit: its pod's start.ps1 reserves
+// the new address), and FLANNEL-STATE passes after it.
+func TestResetSourceVIPHostProcess(t *testing.T) {
+	b := newFixBench(t, "layout-kubeadm-source-vip-stale")
+	f := b.finding(t, "FLANNEL-STATE")
+	fix := pick(f, "reset-source-vip")
+	if f.Status != probes.Fail || fix == nil || fix.Params["Service"] != "" ||
+		strings.Join(fix.Params["Path"].([]string), ",") != `C:\sourcevip\sourceVip.json,C:\sourcevip\sourceVipRequest.json` {
+		t.Fatalf("before: %s %q fix %+v", f.Status, f.Summary, f.Fix)
+	}
+	out, err := b.fixer.Apply(context.Background(), f, fix, engine.Typed("y"))
+	if err != nil || out.Result != engine.Verified || out.After.Status != probes.Pass {
+		t.Fatalf("apply: %v, %s %s %q", err, out.Result, out.After.Status, out.After.Summary)
+	}
+}
