@@ -131,3 +131,32 @@ func TestFlanneldStoppedFix(t *testing.T) {
 		t.Fatalf("%s %q fix %+v", f.Status, f.Summary, f.Fix)
 	}
 }
+
+// TestFlannelCauseRules: FLANNEL-STATE explains HNS-NETWORK only when both say flanneld
+// is not running, and SVC-LB-POLICY only when both are about the source VIP.
+func TestFlannelCauseRules(t *testing.T) {
+	fs := func(probe, summary string, details ...string) probes.Finding {
+		return probes.Finding{Probe: probe, Node: "n", Status: probes.Fail, Summary: summary, Details: details}
+	}
+	down := fs("FLANNEL-STATE", "flanneld is not running: service flanneld is Stopped")
+	stale := fs("FLANNEL-STATE", `C:\k\sourceVip.json reserves the source VIP 10.244.7.2, outside the node's pod subnet`)
+	waiting := fs("HNS-NETWORK", "HNS network vxlan0 does not exist", "cause: flanneld is not running; with flannel it creates the network")
+	unknown := fs("HNS-NETWORK", "HNS network vxlan0 does not exist", "cause unknown from this evidence: read the kubelet and flanneld logs")
+	lb := fs("SVC-LB-POLICY", "the load balancers' source VIP 10.244.7.2 has no local endpoint")
+	linked := func(cause, effect probes.Finding) bool {
+		for _, r := range probes.CauseRules() {
+			if r.Matches(cause, effect) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		cause, effect probes.Finding
+		want          bool
+	}{{down, waiting, true}, {down, unknown, false}, {stale, waiting, false}, {stale, lb, true}, {down, lb, false}} {
+		if got := linked(tc.cause, tc.effect); got != tc.want {
+			t.Errorf("%q explains %q: %v, want %v", tc.cause.Summary, tc.effect.Summary+" "+strings.Join(tc.effect.Details, " "), got, tc.want)
+		}
+	}
+}
