@@ -22,8 +22,8 @@ const netBIOSMax = 15
 type hostName struct{}
 
 func (hostName) Spec() Spec {
-	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12"},
-		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.Services()}}
+	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12", "FM-15"},
+		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.Services(), evidence.Pods()}}
 }
 
 // hostnameOverride is the --hostname-override a component runs with: on its running
@@ -58,22 +58,20 @@ func (hostName) Check(c C) Finding {
 		fmt.Sprintf("node name %q: %d characters", node, len(node)),
 		fmt.Sprintf("ComputerName %q, DNS host name %q, domain-joined %v (%s)", cn, host.DnsHostName, host.PartOfDomain, orNone(string(host.Domain))),
 	}
+	hostname := osHostname(host)
+	facts = append(facts, "the name kube-proxy and the kubelet compute without --hostname-override: "+hostname+
+		" (os.Hostname(), the DNS host name, lower-cased by GetHostname)")
 	var f Finding
-	kubeletName, proxyName := c.hostnameOverride(kubeletComponent()), c.hostnameOverride(kubeProxyComponent())
+	kubeletName := c.hostnameOverride(kubeletComponent())
+	kp := c.componentRunsAs(kubeProxyComponent(), hostname)
 	switch {
-	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && proxyName != "" && !strings.EqualFold(proxyName, node):
-		// kubernetes/website windows.md: kube-proxy without the node's name deletes the
-		// node's vNICs and HNS endpoints (FM-15).
-		f = c.Fail(fmt.Sprintf("kube-proxy runs with --hostname-override=%s, not the node name %s the kubelet registered", proxyName, node)).
-			With(append(facts, "expected: kube-proxy --hostname-override="+node+", the kubelet's",
-				"kube-proxy looks up its own Node by that name: with another name it treats the node's endpoints as remote ones and removes its vNICs and HNS endpoints")...)
-	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && (proxyName == "" || strings.EqualFold(proxyName, node)):
+	case cn != "" && !strings.EqualFold(cn, truncated) && strings.EqualFold(kubeletName, node) && (kp.name == "" || kp.name == strings.ToLower(node)):
 		// By design on EKS (Start-EKSBootstrap.ps1 passes the EC2 private DNS name to both
 		// the kubelet and kube-proxy) and wherever an installer names the node itself:
 		// the ComputerName is not the node name, and nothing depends on it being so.
 		proxy := "kube-proxy uses the same override"
-		if proxyName == "" {
-			proxy = "kube-proxy's override is not in the evidence: it must be the same (check its command line)"
+		if kp.name == "" {
+			proxy = "kube-proxy's command line is not in the evidence (no process, service or pod spec): its --hostname-override must be the same"
 		}
 		f = c.Pass(fmt.Sprintf("node name %s is the kubelet's --hostname-override; ComputerName %s differs by design", node, cn)).
 			With(append(facts, proxy)...)
@@ -94,6 +92,21 @@ func (hostName) Check(c C) Finding {
 		f = c.Warn(fmt.Sprintf("node name %s is %d characters: the computer name is cut to %s", node, len(node), strings.ToUpper(truncated))).With(append(facts, "fine until the host joins a domain (or uses gMSA): then AD sees only the first 15 characters")...)
 	default:
 		f = c.Pass(fmt.Sprintf("node name %s matches ComputerName %s", node, orNone(cn)))
+	}
+	// kube-proxy or the kubelet under another name than the Node's (FM-15) is what the
+	// finding says, unless a long name on a domain-joined host already collides in AD
+	// (FM-12): then it is one more line of that.
+	for _, judge := range []func(string, string, []string) (Finding, bool){c.kubeletNameFinding, c.proxyNameFinding} {
+		if g, ok := judge(node, hostname, facts); ok {
+			if !(long && host.PartOfDomain) {
+				return g.Citing(hostPath)
+			}
+			f = f.With("also: " + g.Summary).Citing(g.Evidence...)
+			break
+		}
+	}
+	if f.Status == Pass && kp.name != "" {
+		f = f.With("kube-proxy runs as " + kp.name + ", the node name (" + kp.from + ")").Citing(kp.path)
 	}
 	if f.Status >= Warn {
 		f.Fix = &Fix{ID: "rename-host", Title: fmt.Sprintf("Give the host a name of at most %d characters that is also the node name", netBIOSMax), Kind: Manual, Verify: c.id,

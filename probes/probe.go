@@ -263,6 +263,7 @@ func Default() *Registry {
 		runtimeService(),
 		reboot{},
 		hnsNetwork{},
+		flannelState{},
 		hnsEndpoints{},
 		hnsEvents{},
 		kubeProxyNetwork{},
