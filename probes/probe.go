@@ -261,7 +261,7 @@ func Default() *Registry {
 		reboot{},
 		hnsNetwork{},
 		hnsEndpoints{},
-		hnsEvents{},
+		hnsEvents{}, hnsHealth{}, hnsVFPPorts{},
 		kubeProxyNetwork{},
 		serviceLBs{},
 		routes{},

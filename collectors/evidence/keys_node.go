@@ -7,7 +7,7 @@ import "github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
 func nodeKeys() []Ref {
 	return append([]Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
 		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
-		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}, resourceKeys()...)
+		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}, append(resourceKeys(), hnsHealthKeys()...)...)
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read
