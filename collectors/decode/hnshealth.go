@@ -38,7 +38,9 @@ func DecodeHNSHealth(file string, b []byte) (HNSHealth, error) {
 }
 
 // Running says whether HNS runs in a process of its own or a shared one.
-func (h HNSHealth) Running() bool { return strings.EqualFold(string(h.State), "running") && h.ProcessId > 0 }
+func (h HNSHealth) Running() bool {
+	return strings.EqualFold(string(h.State), "running") && h.ProcessId > 0
+}
 
 // VFPPorts is vfp-ports.json: the VFP port of each local HNS endpoint and whether VFP
 // blocks it (`vfpctrl /port <guid> /get-port-state`, the "Blocked : TRUE|FALSE" line).

@@ -24,7 +24,7 @@ func TestDecodeHNSHealth(t *testing.T) {
 		t.Errorf("SharedCount %d, want 2", h.SharedCount)
 	}
 	for in, want := range map[string]string{
-		`{"ProcessId":1,"Threads":2}`:                  "no State",
+		`{"ProcessId":1,"Threads":2}`:                   "no State",
 		`{"State":"Running","ProcessId":1,"Threads":0}`: "no threads",
 		`{"State":"Running","Threads":-4}`:              "negative",
 		`[{"State":"Running"},{"State":"Running"}]`:     "",
@@ -53,7 +53,7 @@ func TestDecodeVFPPorts(t *testing.T) {
 		t.Errorf("one port: %+v %v", one, err)
 	}
 	for in, want := range map[string]string{
-		`{"LocalEndpoints":0,"Ports":[{"Port":""}]}`:                    "1 port(s) for 0",
+		`{"LocalEndpoints":0,"Ports":[{"Port":""}]}`:                       "1 port(s) for 0",
 		`{"LocalEndpoints":1,"Ports":[{"Port":"Container NIC 6c50381c"}]}`: "not a GUID",
 		`{"LocalEndpoints":1,"Ports":[{"Blocked":"maybe"}]}`:               "not true/false",
 	} {
