@@ -14,6 +14,9 @@ try {
     if ($hnsPid -le 0 -or $others.Count -gt 0) { throw }
     "hns did not stop within 60 s: ending its process $hnsPid"
     Stop-Process -Id $hnsPid -Force -ErrorAction Stop
+    # SCM notices the process's end and marks the service Stopped; wait for that, bounded,
+    # so the start below finds it Stopped rather than StopPending.
+    try { (Get-Service -Name hns).WaitForStatus('Stopped', [TimeSpan]::FromSeconds(30)) } catch { throw "hns is still $((Get-Service -Name hns).Status) after its process ended" }
     Start-WtsService -Name hns
 }
 $names = @('hns')

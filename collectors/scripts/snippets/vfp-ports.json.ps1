@@ -18,7 +18,7 @@ $ports = foreach ($ep in ($local | Select-Object -First 110)) {
     if (-not $row.Port) {
         $row.Error = 'no Endpoint Port allocator'
     } else {
-        $lines = @(& $vfp.Source /port $row.Port /get-port-state 2>&1 | ForEach-Object { [string]$_ })
+        $lines = @(& $vfp.Path /port $row.Port /get-port-state 2>&1 | ForEach-Object { [string]$_ })
         $b = $lines | Select-String -Pattern '^\s*Blocked\s*:\s*(TRUE|FALSE)\s*$' | Select-Object -First 1
         if ($b) {
             $row.Blocked = $b.Matches[0].Groups[1].Value -eq 'TRUE'
@@ -31,4 +31,4 @@ $ports = foreach ($ep in ($local | Select-Object -First 110)) {
     }
     [pscustomobject]$row
 }
-[pscustomobject]@{ Vfpctrl = [string]$vfp.Source; LocalEndpoints = $local.Count; Ports = @($ports) } | ConvertTo-Json -Depth 3
+[pscustomobject]@{ Vfpctrl = [string]$vfp.Path; LocalEndpoints = $local.Count; Ports = @($ports) } | ConvertTo-Json -Depth 3
