@@ -57,6 +57,12 @@ func TestVFPBlockedNamesThePod(t *testing.T) {
 	if f.Status != probes.Warn || !detailsHave(f, "ERROR: failed to find the port") {
 		t.Errorf("unreadable: %s %q %v", f.Status, f.Summary, f.Details)
 	}
+	// Every port blocked, the host vNIC's too: networkhealth's resolution for that one is
+	// to recreate the network.
+	f = judge(t, "HNS-VFP-PORTS", "win-1", edited(t, "healthy-sdn-l2bridge-docker", "vfp-ports.json", `"Blocked":  false`, `"Blocked":  true`))
+	if f.Status != probes.Fail || !detailsHave(f, "the node's own endpoint") || !detailsHave(f, "recreate the HNS network") {
+		t.Errorf("host port: %s %q %v", f.Status, f.Summary, f.Details)
+	}
 	if f := judge(t, "HNS-VFP-PORTS", "win-1", mustLoad(t, "vfpctrl-missing")); f.Status != probes.Skip {
 		t.Errorf("no vfpctrl: %s %q", f.Status, f.Summary)
 	}

@@ -26,7 +26,7 @@ type hnsVFPPorts struct{}
 
 func (hnsVFPPorts) Spec() Spec {
 	return Spec{ID: "HNS-VFP-PORTS", Layouts: allLayouts(), Title: "no local HNS endpoint's VFP port is blocked",
-		FM: []string{"FM-21"}, Reads: []evidence.Ref{evidence.VFPPorts(), evidence.Pods()}}
+		FM: []string{"FM-21"}, Reads: []evidence.Ref{evidence.VFPPorts(), evidence.Pods(), evidence.IPAddresses()}}
 }
 
 func (hnsVFPPorts) Check(c C) Finding {
@@ -48,12 +48,23 @@ func (hnsVFPPorts) Check(c C) Finding {
 			}
 		}
 	}
+	own := map[string]bool{} // the node's addresses: the l2bridge host vNIC's endpoint holds one
+	if ips, ok := optional(c, evidence.IPAddresses()); ok {
+		for _, ip := range ips {
+			own[string(ip.IPAddress)] = true
+		}
+	}
 	var blocked, unread, cmds []string
+	hostBlocked := false
 	for _, p := range v.Ports {
 		who := "no pod of this node has this address (see HNS-ENDPOINTS)"
 		pod, owned := owners[string(p.IPAddress)]
-		if owned {
+		switch {
+		case owned:
 			who = "pod " + pod.Namespace + "/" + pod.Name
+		case own[string(p.IPAddress)]:
+			who = "the node's own endpoint (its host vNIC on the pod network)"
+			hostBlocked = hostBlocked || p.IsBlocked()
 		}
 		line := fmt.Sprintf("endpoint %s (%s), VFP port %s: %s", p.EndpointId, p.IPAddress, p.Port, who)
 		switch {
@@ -76,6 +87,9 @@ func (hnsVFPPorts) Check(c C) Finding {
 		f := c.Fail(fmt.Sprintf("%d local endpoint(s) have a blocked VFP port: their pods have no network", len(blocked)), cites...).
 			With(blocked...).
 			With("VFP blocks a port that lacks its policies (SdnDiagnostics: \"due to lack of VNET / ACL policies\"); networkhealth's resolution: delete and recreate the pod")
+		if hostBlocked {
+			f = f.With("the host vNIC's port is blocked: networkhealth's resolution for the host port is to delete and recreate the HNS network (drain the node first; SDN start.ps1's CleanupOldNetwork removes the network and all containers)")
+		}
 		if len(cmds) > 0 {
 			f = f.WithFix(&Fix{ID: "recreate-pods", Title: "Delete the pods with a blocked VFP port so their controllers recreate them", Kind: Manual,
 				Commands: cmds, Verify: c.id,
