@@ -19,7 +19,10 @@ import (
 //     HNS for every endpoint's stats (Invoke-HnsRequest -Method GET -Type endpointstats)
 //     and mitigates when one does not answer in 5 s; from $criticalHnsThreadCount (1000)
 //     it mitigates at once: taskkill /pid <hns> /f, Restart-Service -f hns, and ten
-//     minutes later Restart-Service -f kubeproxy.
+//     minutes later Restart-Service -f kubeproxy. (Its endpointstats test cannot see a
+//     deadlock as written: the Start-Job scriptblock uses $hnsID without $using: and runs
+//     in a new process that never imported hns.v2.psm1, so the job fails at once and
+//     "succeeds"; only the 1000 branch mitigates.)
 //
 // So 200 or more is suspicious (warn) and 1000 or more is a deadlock (fail). A healthy
 // HNS has far fewer; no source read gives a typical count (DOMAIN.md marks "tens" as not
