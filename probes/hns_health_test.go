@@ -71,7 +71,7 @@ func TestVFPBlockedNamesThePod(t *testing.T) {
 // TestAdapterHint: HNS-NETWORK names the NIC to pass as -InterfaceName only where the
 // SDN scripts' pattern matches no adapter.
 func TestAdapterHint(t *testing.T) {
-	f := judge(t, "HNS-NETWORK", "win-1", mustLoad(t, "adapter-not-ethernet"))
+	f := judge(t, "HNS-NETWORK", "win-1", mustLoad(t, "sdn-adapter-not-ethernet"))
 	if f.Status != probes.Fail || !detailsHave(f, "pass -InterfaceName 'eth0'") || !detailsHave(f, "Failed to find a suitable network adapter") {
 		t.Errorf("eth0: %s %q %v", f.Status, f.Summary, f.Details)
 	}
@@ -80,7 +80,7 @@ func TestAdapterHint(t *testing.T) {
 		t.Errorf("waiting-for-network names an adapter: %v", f.Details)
 	}
 	// A NIC named Ethernet without a vSwitch yet is the name the scripts want: no hint.
-	tree := editedScenario(t, "adapter-not-ethernet", func(path string, b []byte) []byte {
+	tree := editedScenario(t, "sdn-adapter-not-ethernet", func(path string, b []byte) []byte {
 		if strings.HasSuffix(path, "/net-interfaces.json") || strings.HasSuffix(path, "/ip-addresses.json") {
 			return []byte(strings.ReplaceAll(string(b), `"eth0"`, `"Ethernet"`))
 		}
