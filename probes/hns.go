@@ -13,8 +13,9 @@ import (
 type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
-	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes()}}
+	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02", "FM-16"},
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
+			evidence.NetInterfaces(), evidence.IPAddresses()}}
 }
 
 func (hnsNetwork) Check(c C) Finding {
@@ -34,7 +35,7 @@ func (hnsNetwork) Check(c C) Finding {
 	cites := []string{netPath, evidence.PathNodes, plan.source}
 	net, found := decode.FindNetwork(nets, plan.name)
 	if !found {
-		return c.waiting(plan, nets, self.Spec.PodCIDR, cites)
+		return c.waiting(plan, nets, self.Spec.PodCIDR, decode.NodeAddress(self, "InternalIP"), cites)
 	}
 	var problems []string
 	if plan.kind != "" && net.Kind() != plan.kind {
@@ -79,7 +80,7 @@ func (hnsNetwork) Check(c C) Finding {
 }
 
 // waiting explains a missing pod network: what exists, and the likeliest cause.
-func (c C) waiting(plan netPlan, nets []decode.HNSNetwork, podCIDR string, cites []string) Finding {
+func (c C) waiting(plan netPlan, nets []decode.HNSNetwork, podCIDR, nodeIP string, cites []string) Finding {
 	onlyHost := true
 	for _, n := range nets {
 		if !isHostOnly(n) {
@@ -91,8 +92,17 @@ func (c C) waiting(plan netPlan, nets []decode.HNSNetwork, podCIDR string, cites
 		summary = fmt.Sprintf("waiting for the network %s to be created: only %s exist", plan.name, netList(nets))
 	}
 	cause := "cause unknown from this evidence: read the kubelet and flanneld logs"
-	if why := c.waitCause(podCIDR); why != "" {
+	// The adapter comes before the kubelet: the SDN scripts throw before they start it.
+	why, read := "", []string(nil)
+	if podCIDR != "" {
+		why, read = c.adapterHint(nodeIP)
+	}
+	if why == "" {
+		why = c.waitCause(podCIDR)
+	}
+	if why != "" {
 		cause = "cause: " + why
+		cites = append(cites, read...)
 	}
 	return c.Fail(summary, cites...).
 		With("expected: network "+plan.name+" (from "+plan.source+")", "actual: "+netList(nets), cause,

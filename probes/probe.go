@@ -265,7 +265,7 @@ func Default() *Registry {
 		hnsNetwork{},
 		flannelState{},
 		hnsEndpoints{},
-		hnsEvents{},
+		hnsEvents{}, hnsHealth{}, hnsVFPPorts{},
 		kubeProxyNetwork{},
 		serviceLBs{},
 		routes{},
