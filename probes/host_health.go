@@ -54,13 +54,9 @@ func (knownBadBuilds) Spec() Spec {
 }
 
 func (knownBadBuilds) Check(c C) Finding {
-	host, p, bad := need(c, evidence.Host())
+	host, build, p, bad := hostBuild(c)
 	if bad != nil {
 		return *bad
-	}
-	build, err := host.Build()
-	if err != nil {
-		return c.Skip(fmt.Sprintf("host.json has no readable CurrentBuild (%q)", host.CurrentBuild), p)
 	}
 	ubr := int64(host.UBR)
 	for _, b := range badBuildTable() {
@@ -101,13 +97,9 @@ func (hostPrereq) Spec() Spec {
 }
 
 func (hostPrereq) Check(c C) Finding {
-	host, p, bad := need(c, evidence.Host())
+	host, build, p, bad := hostBuild(c)
 	if bad != nil {
 		return *bad
-	}
-	build, err := host.Build()
-	if err != nil {
-		return c.Skip(fmt.Sprintf("host.json has no readable CurrentBuild (%q)", host.CurrentBuild), p)
 	}
 	var problems []string
 	if build < minBuild {
@@ -230,4 +222,19 @@ func diskFix(verify string) *Fix {
 			"Remove-Item C:\\Windows\\Minidump\\*, C:\\ProgramData\\Microsoft\\Windows\\WER\\ReportArchive\\* -Recurse   # crash dumps and reports",
 		},
 		Notes: []string{"lower the kubelet's imageGCHighThresholdPercent/imageGCLowThresholdPercent if images keep filling the disk (DOMAIN.md FM-28)"}}
+}
+
+// hostBuild reads host.json and its build number, or says why it cannot: the file's own
+// finding, or a skip when CurrentBuild is unreadable.
+func hostBuild(c C) (host decode.Host, build uint16, path string, bad *Finding) {
+	host, path, bad = need(c, evidence.Host())
+	if bad != nil {
+		return host, 0, path, bad
+	}
+	build, err := host.Build()
+	if err != nil {
+		f := c.Skip(fmt.Sprintf("host.json has no readable CurrentBuild (%q)", host.CurrentBuild), path)
+		return host, 0, path, &f
+	}
+	return host, build, path, nil
 }
