@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -44,9 +45,9 @@ func TestDeterministic(t *testing.T) {
 func TestMarkdownMaxSize(t *testing.T) {
 	opt := Options{Excerpts: sampleExcerpts()}
 	full := render(t, Markdown, sampleMeta, sampleFindings(), opt)
-	opt.MaxSize = len(full) - 1
+	opt.MaxSize = utf8.RuneCountInString(full) - 1 // characters, not bytes
 	one := render(t, Markdown, sampleMeta, sampleFindings(), opt)
-	if len(one) > opt.MaxSize || !strings.Contains(one, "_Trimmed to fit") ||
+	if utf8.RuneCountInString(one) > opt.MaxSize || !strings.Contains(one, "_Trimmed to fit") ||
 		!strings.Contains(one, "the list of passing and skipped checks left out") || strings.Contains(one, "warnings") {
 		t.Errorf("one byte over: want only the passing list trimmed, got %d bytes:\n%s", len(one), one)
 	}

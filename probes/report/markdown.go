@@ -33,7 +33,7 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 
 	fmt.Fprintf(w, "## Summary\n\n%s\n\n", summaryLine(sorted))
 	rows := NodeSummary(sorted)
-	if len(rows) > 0 {
+	if len(rows) > 0 && lvl < trimNodeTable {
 		fmt.Fprintln(w, "| Node | Status | Fail | Warn | Error | Pass |")
 		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|")
 		quietNodes := 0
@@ -51,7 +51,7 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 		}
 		fmt.Fprintln(w)
 	}
-	writeMarkdownRoots(w, sorted)
+	writeMarkdownRoots(w, sorted, lvl >= trimRootSummary)
 
 	g := probes.NewGraph(sorted)
 	var quiet []probes.Finding // pass and skip: collapsed at the end
@@ -86,14 +86,18 @@ func writeMarkdownAt(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Op
 }
 
 // writeMarkdownRoots is the list to fix first, each with what it should also clear.
-func writeMarkdownRoots(w *bufio.Writer, sorted []probes.Finding) {
+func writeMarkdownRoots(w *bufio.Writer, sorted []probes.Finding, bare bool) {
 	roots := RootCauses(sorted)
 	if len(roots) == 0 {
 		return
 	}
 	fmt.Fprint(w, "## Root causes\n\nFix these first; the rest of the failures follow from them.\n\n")
 	for _, r := range roots {
-		fmt.Fprintf(w, "- %s **%s**: %s\n", r.Status.Glyph(), mdInline(r.Ref.String()), mdInline(r.Summary))
+		if bare {
+			fmt.Fprintf(w, "- %s **%s**\n", r.Status.Glyph(), mdInline(r.Ref.String()))
+		} else {
+			fmt.Fprintf(w, "- %s **%s**: %s\n", r.Status.Glyph(), mdInline(r.Ref.String()), mdInline(r.Summary))
+		}
 		if len(r.Clears) > 0 {
 			fmt.Fprintf(w, "  - fixing this should also clear: %s\n", mdInline(refList(r.Clears, r.Node)))
 		}
@@ -171,7 +175,7 @@ func writeMarkdownFinding(w *bufio.Writer, g probes.Graph, f probes.Finding, det
 	}
 	if f.Fix != nil {
 		writeMarkdownFix(w, f.Fix, "Fix", nil, fixCut{
-			commands: warn && lvl >= trimWarnFixes || isConsequence(g, f) && lvl >= trimEffectFixes,
+			commands: warn && lvl >= trimWarnFixes || isConsequence(g, f) && lvl >= trimEffectFixes || lvl >= trimFixCommands,
 			notes:    warn && lvl >= trimWarnFixes || lvl >= trimFixNotes,
 		})
 	}

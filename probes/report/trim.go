@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -23,11 +24,13 @@ func writeMarkdown(w *bufio.Writer, meta Meta, sorted []probes.Finding, opt Opti
 			return err
 		}
 		out = b.String()
-		if len(out) <= opt.MaxSize {
+		// Characters, as --max-size says and as GitHub counts them (a glyph is 3 bytes).
+		n := utf8.RuneCountInString(out)
+		if n <= opt.MaxSize {
 			break
 		}
 		if lvl == trimLast {
-			out += fmt.Sprintf("\n_Still %d characters, over the %d asked for: every failing finding keeps its evidence and fix._\n", len(out), opt.MaxSize)
+			out += fmt.Sprintf("\n_Still %d characters, over the %d asked for: every failing finding keeps its evidence and fix._\n", n, opt.MaxSize)
 		}
 	}
 	_, err := w.WriteString(out)
@@ -54,7 +57,12 @@ const (
 	trimEffectFixes // consequences' fix commands: fixing their cause clears them
 	trimQuietRows   // summary rows of nodes with nothing at warn or worse
 	trimWarnNodes   // the node lists of warnings seen on many nodes (the count stays)
-	trimLast        = trimWarnNodes
+	// The last resorts, for fleets with more distinct failures than a ticket holds: each
+	// part they cut is said again elsewhere, or in the bundle and -o json.
+	trimNodeTable   // the per-node table (the counts line stays; each failure is below)
+	trimRootSummary // the root causes' summaries (each one's finding below has it)
+	trimFixCommands // every fix's commands (its title stays; --max-size 0 shows them)
+	trimLast        = trimFixCommands
 )
 
 func (l trimLevel) said() string {
@@ -92,6 +100,9 @@ func (l trimLevel) said() string {
 		{trimEffectFixes, "the commands of consequences' fixes (fixing their cause clears them)"},
 		{trimQuietRows, "the summary rows of nodes that pass"},
 		{trimWarnNodes, "the node lists of warnings"},
+		{trimNodeTable, "the per-node table"},
+		{trimRootSummary, "the root causes' summaries (their findings have them)"},
+		{trimFixCommands, "every fix's commands (-o json has them)"},
 	} {
 		if l >= c.at {
 			parts = append(parts, c.what)

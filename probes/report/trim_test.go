@@ -41,9 +41,10 @@ func bigFleet() []probes.Finding {
 }
 
 // TestMarkdownMaxSizeBigFleet: past every excerpt, the trim cuts warnings' fix commands,
-// fix notes, consequences' commands, passing nodes' rows and warnings' node lists, says
-// so, and is smaller for it; each failure keeps its evidence, its fix and, when it is a
-// root cause, the fix's commands.
+// fix notes, consequences' commands, passing nodes' rows and warnings' node lists, then
+// the node table, the root causes' summaries and last every fix's commands; it says so,
+// and is smaller for it; each failure keeps its evidence and its fix's title and, until
+// the last resort, a root cause keeps the fix's commands.
 func TestMarkdownMaxSizeBigFleet(t *testing.T) {
 	fs := bigFleet()
 	opt := Options{Excerpts: sampleExcerpts(), MaxSize: 1}
@@ -54,6 +55,13 @@ func TestMarkdownMaxSizeBigFleet(t *testing.T) {
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	var before strings.Builder
+	bw = bufio.NewWriter(&before)
+	writeMarkdownAt(bw, sampleMeta, Sort(fs), opt, trimFixCommands-1)
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	beforeLast := before.String()
 	if len(floor) >= b.Len() {
 		t.Errorf("the last trim levels save nothing: %d bytes, %d without them", len(floor), b.Len())
 	}
@@ -77,9 +85,14 @@ func TestMarkdownMaxSizeBigFleet(t *testing.T) {
 		if len(f.Fix.Commands) == 0 {
 			continue
 		}
+		// Up to the last resort only the root causes keep their fix's commands; the last
+		// resort cuts them all.
 		root := failing && len(g.Causes(f)) == 0
-		if has := strings.Contains(floor, f.Fix.Commands[0]); has != root {
+		if has := strings.Contains(beforeLast, f.Fix.Commands[0]); has != root {
 			t.Errorf("%s on %s (%s, root %v): its fix's commands shown: %v", f.Probe, f.Node, f.Status, root, has)
+		}
+		if strings.Contains(floor, f.Fix.Commands[0]) {
+			t.Errorf("%s on %s: the last resort kept its fix's commands", f.Probe, f.Node)
 		}
 	}
 }
