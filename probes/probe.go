@@ -257,6 +257,7 @@ func Default() *Registry {
 		hostDisk{},
 		hostResources{},
 		hostFirewall{},
+		hostAV{},
 		kubeletService(),
 		kubeProxyService(),
 		kubeProxyHealth{},

@@ -12,7 +12,7 @@ func nodeKeys() []Ref {
 	base := []Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
 		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
 		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}
-	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys(), flannelKeys(), hnsHealthKeys())
+	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys(), flannelKeys(), hnsHealthKeys(), defenderKeys())
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read
