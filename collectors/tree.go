@@ -38,6 +38,21 @@ func (t *Tree) PutAll(prefix string, files map[string][]byte) {
 	}
 }
 
+// Replace deletes the stale paths and stores files under prefix in one step, so a reader
+// judging the node meanwhile sees the old set or the new one, never a mix with holes.
+func (t *Tree) Replace(prefix string, stale []string, files map[string][]byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range stale {
+		delete(t.files, p)
+		t.memo.Forget(p)
+	}
+	for name, b := range files {
+		t.files[prefix+"/"+name] = b
+		t.memo.Forget(prefix + "/" + name)
+	}
+}
+
 // Remove deletes every file under a prefix (before re-collecting a node).
 func (t *Tree) Remove(prefix string) {
 	t.mu.Lock()

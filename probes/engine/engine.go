@@ -201,12 +201,13 @@ func (e *Engine) Collect(ctx context.Context, t Target, names []string) error {
 	for _, n := range names {
 		stale = append(stale, prefix+"/"+n, prefix+"/"+n+collectors.ErrSuffix, prefix+"/"+n+sweep.NoteSuffix)
 	}
-	e.Tree.Delete(stale...)
+	// One step each way: a node judged meanwhile (a re-probe while the fleet sweeps) never
+	// sees its files half replaced.
 	if err != nil {
-		e.Tree.Put(prefix+"/"+collectors.SweepErr, []byte(sweepErrText(t, err)))
+		e.Tree.Replace(prefix, stale, map[string][]byte{collectors.SweepErr: []byte(sweepErrText(t, err))})
 		return err
 	}
-	e.Tree.PutAll(prefix, files)
+	e.Tree.Replace(prefix, stale, files)
 	if e.Logs != nil {
 		e.Logs(ctx, e.Tree, t.Name, names)
 	}
