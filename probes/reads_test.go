@@ -79,6 +79,11 @@ func trees(t *testing.T) map[string]fstest.MapFS {
 // Spec does not list, or a citation of one, fails. Spec.Reads decides what a fix
 // re-collects, what an unreachable node skips and what a support engineer is asked for.
 func TestProbesReadWhatTheyDeclare(t *testing.T) {
+	if testing.Short() {
+		// A few hundred thousand sequential probe runs: nothing for the race detector to
+		// see, and most of the race pass's time (17 minutes of it). The full pass runs it.
+		t.Skip("sequential and long: run without -short")
+	}
 	reg := probes.Default()
 	undeclared := map[string]map[string]string{} // probe -> key -> where
 	read := map[string]bool{}                    // probe + " " + key
