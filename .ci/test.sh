@@ -13,8 +13,8 @@ phase "test cluster binaries"
 bin_dir=$(bash fixtures/kubeapi/build.sh | tail -n 1)
 export WTS_KUBEAPI_BIN="$bin_dir"
 
-crossing=(./collectors/kube ./fixtures/kubeapi ./probes ./probes/engine ./fixtures/fakenode
-  ./collectors/transport/... ./collectors/sweep ./cmd/wintroubleshoot)
+crossing=(./collect/kube ./fixtures/kubeapi ./probes ./engine ./demo/fakenode
+  ./collect/transport/... ./collect/sweep ./cmd/wintroubleshoot)
 mapfile -t crossing_pkgs < <(go list "${crossing[@]}")
 mapfile -t other_pkgs < <(go list ./... | grep -vxF -f <(printf '%s\n' "${crossing_pkgs[@]}"))
 
@@ -31,7 +31,7 @@ phase "tests: hostile inputs under a hard address-space limit"
 # take gigabytes dies here instead of passing on a big machine. (Go's own reservations
 # need about 2 GiB of address space; the suite itself asserts its heap and RSS bounds.)
 hostile_bin=$(mktemp -d)/bundle.test
-go test -c -o "$hostile_bin" ./collectors/bundle
+go test -c -o "$hostile_bin" ./ingest/bundle
 prlimit --as=$((2 << 30)) "$hostile_bin" -test.count=1 -test.run 'TestHostileInputs|TestSeeded'
 rm -rf "$(dirname "$hostile_bin")"
 
@@ -40,6 +40,6 @@ phase "tests: race detector"
 # across goroutines, the engine and the screen run concurrently. -short skips what is
 # long and sequential (TestProbesReadWhatTheyDeclare: 17 of probes' 18 minutes under -race
 # with 88 scenarios), which the pass above already ran; 45m leaves room on a slow machine.
-go test -count=1 -race -short -timeout 45m ./probes ./collectors ./collectors/decode ./collectors/scripts ./tui
+go test -count=1 -race -short -timeout 45m ./probes ./evidence ./evidence/decode ./collect/scripts ./tui
 
 phase "tests done"

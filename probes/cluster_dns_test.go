@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // clCNI is an SDN-style l2bridge CNI config with the given DNS server and ExceptionList.
@@ -28,12 +28,12 @@ func TestDNSConfig(t *testing.T) {
 	cfg := `{"serviceCIDR":"10.32.0.0/24","clusterCIDR":"10.200.0.0/16","sources":{"serviceCIDR":"by hand","clusterCIDR":"by hand"}}`
 	base := func(t *testing.T) map[string]string {
 		return map[string]string{
-			collectors.ClusterNodes:                                  string(clList(t, clWinNode("win-1"), clLinuxNode("node-0", "10.240.0.20", "10.200.0.0/24"))),
-			collectors.ClusterServices:                               string(clList(t, clService("kube-system", "kube-dns", "10.32.0.10"), clService("default", "kubernetes", "10.32.0.1"))),
-			collectors.ClusterConfig:                                 cfg,
-			collectors.NodeFile("win-1", collectors.NodeIPAddresses): winIP,
-			collectors.NodeFile("win-1", collectors.NodeProcesses):   clKubeletProc("10.32.0.10"),
-			collectors.NodeFile("win-1", collectors.NodeCNIConfig):   clCNI("10.32.0.10", good),
+			evidence.PathNodes:                                  string(clList(t, clWinNode("win-1"), clLinuxNode("node-0", "10.240.0.20", "10.200.0.0/24"))),
+			evidence.PathServices:                               string(clList(t, clService("kube-system", "kube-dns", "10.32.0.10"), clService("default", "kubernetes", "10.32.0.1"))),
+			evidence.PathClusterConfig:                                 cfg,
+			evidence.NodeFile("win-1", evidence.FileIPAddresses): winIP,
+			evidence.NodeFile("win-1", evidence.FileProcesses):   clKubeletProc("10.32.0.10"),
+			evidence.NodeFile("win-1", evidence.FileCNIConfig):   clCNI("10.32.0.10", good),
 		}
 	}
 	for _, tc := range []struct {
@@ -45,24 +45,24 @@ func TestDNSConfig(t *testing.T) {
 	}{
 		{"healthy", func(map[string]string) {}, Pass, []string{"kubelet cluster DNS 10.32.0.10 = kube-dns"}, ""},
 		{"SDN start-kubelet.ps1 defaults", func(m map[string]string) {
-			m[collectors.NodeFile("win-1", collectors.NodeProcesses)] = clKubeletProc("11.0.0.10")
-			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("11.0.0.10", `"10.200.0.0/16","11.0.0.0/8","10.240.0.0/24"`)
+			m[evidence.NodeFile("win-1", evidence.FileProcesses)] = clKubeletProc("11.0.0.10")
+			m[evidence.NodeFile("win-1", evidence.FileCNIConfig)] = clCNI("11.0.0.10", `"10.200.0.0/16","11.0.0.0/8","10.240.0.0/24"`)
 		}, Fail, []string{"kubelet cluster DNS 11.0.0.10 is not kube-dns 10.32.0.10", `$KubeDnsServiceIp = "11.0.0.10"`,
 			"CNI DNS nameservers 11.0.0.10", "ExceptionList lacks the service CIDR 10.32.0.0/24", "ExceptionList holds 11.0.0.0/8, the SDN default",
 			`$serviceCIDR = "11.0.0.0/8"`, "(and 3 more)"}, "10.32.0.0/24"},
 		{"10.0.0.0/8 instead of the ranges", func(m map[string]string) {
-			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("10.32.0.10", `"10.0.0.0/8"`)
+			m[evidence.NodeFile("win-1", evidence.FileCNIConfig)] = clCNI("10.32.0.10", `"10.0.0.0/8"`)
 		}, Warn, []string{"ExceptionList entry 10.0.0.0/8 is broader than needed", "the cluster CIDR 10.200.0.0/16 and the service CIDR 10.32.0.0/24 and the node subnet 10.240.0.0/24"}, "10.32.0.0/24"},
 		{"cluster CIDR missing, stray range", func(m map[string]string) {
-			m[collectors.NodeFile("win-1", collectors.NodeCNIConfig)] = clCNI("10.32.0.10", `"10.32.0.0/24","10.240.0.0/24","172.16.0.0/12"`)
+			m[evidence.NodeFile("win-1", evidence.FileCNIConfig)] = clCNI("10.32.0.10", `"10.32.0.0/24","10.240.0.0/24","172.16.0.0/12"`)
 		}, Fail, []string{"ExceptionList lacks the cluster CIDR 10.200.0.0/16", "entry 172.16.0.0/12 matches no cluster range"}, "10.32.0.0/24"},
 		{"kubelet DNS from the config file, cluster ranges inferred", func(m map[string]string) {
-			delete(m, collectors.ClusterConfig)
-			delete(m, collectors.NodeFile("win-1", collectors.NodeProcesses))
-			m[collectors.NodeFile("win-1", collectors.NodeKubeletConfig)] = "kind: KubeletConfiguration\nclusterDNS:\n- 10.96.0.10\n"
+			delete(m, evidence.PathClusterConfig)
+			delete(m, evidence.NodeFile("win-1", evidence.FileProcesses))
+			m[evidence.NodeFile("win-1", evidence.FileKubeletConfig)] = "kind: KubeletConfiguration\nclusterDNS:\n- 10.96.0.10\n"
 		}, Fail, []string{"kubelet cluster DNS 10.96.0.10 is not kube-dns 10.32.0.10", "kubelet-config.json"}, "<service CIDR: kube-apiserver --service-cluster-ip-range>"},
 		{"no kube-dns Service", func(m map[string]string) {
-			m[collectors.ClusterServices] = string(clList(t, clService("default", "kubernetes", "10.32.0.1")))
+			m[evidence.PathServices] = string(clList(t, clService("default", "kubernetes", "10.32.0.1")))
 		}, Pass, []string{"no kube-dns Service"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,13 +76,13 @@ func TestDNSConfig(t *testing.T) {
 	}
 	t.Run("inferred service range accepts the real one", func(t *testing.T) {
 		files := base(t)
-		delete(files, collectors.ClusterConfig) // 10.32.0.0/28 inferred from 10.32.0.1 and .10
+		delete(files, evidence.PathClusterConfig) // 10.32.0.0/28 inferred from 10.32.0.1 and .10
 		clOne(t, dnsConfig{}, "win-1", clEv(files), Pass)
 	})
 	t.Run("no CNI config, no kubelet", func(t *testing.T) {
 		files := base(t)
-		delete(files, collectors.NodeFile("win-1", collectors.NodeCNIConfig))
-		delete(files, collectors.NodeFile("win-1", collectors.NodeProcesses))
+		delete(files, evidence.NodeFile("win-1", evidence.FileCNIConfig))
+		delete(files, evidence.NodeFile("win-1", evidence.FileProcesses))
 		clOne(t, dnsConfig{}, "win-1", clEv(files), Skip, "no evidence at nodes/win-1/cni-config.json")
 	})
 }
@@ -95,11 +95,11 @@ func TestPodCIDRInCluster(t *testing.T) {
 		return string(clList(t, clWinNode("win-1", func(n *corev1.Node) { n.Spec.PodCIDR = cidr })))
 	}
 	cfg := `{"clusterCIDR":"10.200.0.0/16"}`
-	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.200.3.0/24"), collectors.ClusterConfig: cfg}), Pass)
-	f := clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24"), collectors.ClusterConfig: cfg}),
+	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{evidence.PathNodes: nodes(t, "10.200.3.0/24"), evidence.PathClusterConfig: cfg}), Pass)
+	f := clOne(t, podCIDR{}, "win-1", clEv(map[string]string{evidence.PathNodes: nodes(t, "10.244.3.0/24"), evidence.PathClusterConfig: cfg}),
 		Fail, "podCIDR 10.244.3.0/24 is outside the cluster CIDR 10.200.0.0/16")
-	if !slices.Equal(f.Evidence, []string{collectors.ClusterNodes, collectors.ClusterConfig}) {
+	if !slices.Equal(f.Evidence, []string{evidence.PathNodes, evidence.PathClusterConfig}) {
 		t.Errorf("outside: evidence %v, want nodes.json and cluster-config.json", f.Evidence)
 	}
-	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{collectors.ClusterNodes: nodes(t, "10.244.3.0/24")}), Pass)
+	clOne(t, podCIDR{}, "win-1", clEv(map[string]string{evidence.PathNodes: nodes(t, "10.244.3.0/24")}), Pass)
 }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // Helpers for the cluster_* probe tests; prefixed cl so they never collide with other
@@ -27,8 +27,8 @@ func clList(t *testing.T, items ...any) []byte {
 }
 
 // clEv builds in-memory evidence from path -> content.
-func clEv(files map[string]string) collectors.Evidence {
-	tr := collectors.NewTree()
+func clEv(files map[string]string) evidence.Evidence {
+	tr := evidence.NewTree()
 	for p, b := range files {
 		tr.Put(p, []byte(b))
 	}
@@ -87,7 +87,7 @@ func clService(ns, name, ip string) corev1.Service {
 
 // clOne runs a probe and expects exactly one finding with the given status, whose summary
 // and details together mention every want.
-func clOne(t *testing.T, c Checker, node string, ev collectors.Evidence, status Status, want ...string) Finding {
+func clOne(t *testing.T, c Checker, node string, ev evidence.Evidence, status Status, want ...string) Finding {
 	t.Helper()
 	reg, err := NewRegistry(c)
 	if err != nil {

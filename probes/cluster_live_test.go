@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 )
 
@@ -34,8 +34,8 @@ func TestClusterProbesLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := collectors.NewTree()
-	collect := func(t *testing.T) collectors.Evidence {
+	tree := evidence.NewTree()
+	collect := func(t *testing.T) evidence.Evidence {
 		t.Helper()
 		d, err := client.Collect(t.Context(), tree)
 		if err != nil {
@@ -47,16 +47,16 @@ func TestClusterProbesLive(t *testing.T) {
 		return tree.Evidence()
 	}
 	tree.PutAll("nodes/"+good, map[string][]byte{
-		collectors.NodeHost:        []byte(clHost("WIN-1", true)),
-		collectors.NodeIPAddresses: []byte(`[{"IPAddress":"10.240.0.22","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.16.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`),
-		collectors.NodeProcesses:   []byte(clKubeletProc("10.32.0.10")),
-		collectors.NodeCNIConfig:   []byte(clCNI("10.32.0.10", `"10.200.0.0/16","10.32.0.0/24","10.240.0.0/24"`)),
+		evidence.FileHost:        []byte(clHost("WIN-1", true)),
+		evidence.FileIPAddresses: []byte(`[{"IPAddress":"10.240.0.22","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.16.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`),
+		evidence.FileProcesses:   []byte(clKubeletProc("10.32.0.10")),
+		evidence.FileCNIConfig:   []byte(clCNI("10.32.0.10", `"10.200.0.0/16","10.32.0.0/24","10.240.0.0/24"`)),
 	})
 	tree.PutAll("nodes/"+bad, map[string][]byte{
-		collectors.NodeHost:        []byte(clHost("WIN-WORKER-NODE", true)),
-		collectors.NodeIPAddresses: []byte(`[{"IPAddress":"10.240.0.23","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.16.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`),
-		collectors.NodeProcesses:   []byte(clKubeletProc("11.0.0.10")),
-		collectors.NodeCNIConfig:   []byte(clCNI("11.0.0.10", `"10.200.0.0/16","11.0.0.0/8","10.240.0.0/24"`)),
+		evidence.FileHost:        []byte(clHost("WIN-WORKER-NODE", true)),
+		evidence.FileIPAddresses: []byte(`[{"IPAddress":"10.240.0.23","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.16.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`),
+		evidence.FileProcesses:   []byte(clKubeletProc("11.0.0.10")),
+		evidence.FileCNIConfig:   []byte(clCNI("11.0.0.10", `"10.200.0.0/16","11.0.0.0/8","10.240.0.0/24"`)),
 	})
 	ev := collect(t)
 

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 func TestNodeReady(t *testing.T) {
@@ -46,7 +46,7 @@ func TestNodeReady(t *testing.T) {
 			Fail, []string{"no Ready condition"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, tc.node))})
+			ev := clEv(map[string]string{evidence.PathNodes: string(clList(t, tc.node))})
 			f := clOne(t, nodeReady{}, "win-1", ev, tc.status, tc.want...)
 			if tc.status == Fail && f.Fix == nil {
 				t.Fatal("no fix")
@@ -57,7 +57,7 @@ func TestNodeReady(t *testing.T) {
 		})
 	}
 	t.Run("node missing from nodes.json", func(t *testing.T) {
-		ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, clWinNode("other")))})
+		ev := clEv(map[string]string{evidence.PathNodes: string(clList(t, clWinNode("other")))})
 		clOne(t, nodeReady{}, "win-1", ev, Error, `"win-1" is not in the cluster's node list`)
 	})
 }
@@ -85,7 +85,7 @@ func TestHostName(t *testing.T) {
 		{"win-1", "EC2AMAZ-4S2K1", false, Warn, []string{"ComputerName EC2AMAZ-4S2K1 is not the node name win-1", "kube-proxy must use exactly the same override"}},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%v", tc.node, tc.computer, tc.joined), func(t *testing.T) {
-			ev := clEv(map[string]string{collectors.NodeFile(tc.node, collectors.NodeHost): clHost(tc.computer, tc.joined)})
+			ev := clEv(map[string]string{evidence.NodeFile(tc.node, evidence.FileHost): clHost(tc.computer, tc.joined)})
 			f := clOne(t, hostName{}, tc.node, ev, tc.status, tc.want...)
 			if (tc.status >= Warn) != (f.Fix != nil) {
 				t.Errorf("fix = %+v", f.Fix)
@@ -138,8 +138,8 @@ func TestNodeIP(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := clEv(map[string]string{
-				collectors.ClusterNodes:                                  string(clList(t, tc.node, peer)),
-				collectors.NodeFile("win-1", collectors.NodeIPAddresses): tc.ips,
+				evidence.PathNodes:                                  string(clList(t, tc.node, peer)),
+				evidence.NodeFile("win-1", evidence.FileIPAddresses): tc.ips,
 			})
 			f := clOne(t, nodeIP{}, "win-1", ev, tc.status, tc.want...)
 			if tc.status >= Warn && (f.Fix == nil || f.Fix.Kind != Manual) {

@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/clusterconfig"
 )
 
 // addrRange is one of the cluster's address ranges and where it came from.

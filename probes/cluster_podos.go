@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // linuxOnlyRepos are images with no Windows variant that commonly land on Windows nodes

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 func TestNodeTaint(t *testing.T) {
@@ -61,9 +61,9 @@ func TestNodeTaint(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := clEv(map[string]string{
-				collectors.ClusterNodes:  string(clList(t, toAny(tc.nodes)...)),
-				collectors.ClusterPods:   string(clList(t, toAny(tc.pods)...)),
-				collectors.ClusterEvents: string(clList(t, toAny(tc.events)...)),
+				evidence.PathNodes:  string(clList(t, toAny(tc.nodes)...)),
+				evidence.PathPods:   string(clList(t, toAny(tc.pods)...)),
+				evidence.PathEvents: string(clList(t, toAny(tc.events)...)),
 			})
 			f := clOne(t, nodeTaint{}, "win-1", ev, tc.status, tc.want...)
 			if got := fixID(f); got != tc.fix {
@@ -79,8 +79,8 @@ func TestNodeTaint(t *testing.T) {
 			n.Spec.Taints = []corev1.Taint{{Key: "node.kubernetes.io/os", Value: "windows", Effect: corev1.TaintEffectNoSchedule}}
 		})
 		ev := clEv(map[string]string{
-			collectors.ClusterNodes: string(clList(t, clWinNode("win-1", untainted), other)),
-			collectors.ClusterPods:  string(clList(t)),
+			evidence.PathNodes: string(clList(t, clWinNode("win-1", untainted), other)),
+			evidence.PathPods:  string(clList(t)),
 		})
 		f := clOne(t, nodeTaint{}, "win-1", ev, Warn)
 		if f.Fix == nil || f.Fix.Params["key"] != "node.kubernetes.io/os" {
@@ -89,9 +89,9 @@ func TestNodeTaint(t *testing.T) {
 	})
 	t.Run("events denied by RBAC", func(t *testing.T) {
 		ev := clEv(map[string]string{
-			collectors.ClusterNodes:                         string(clList(t, clWinNode("win-1"))),
-			collectors.ClusterPods:                          string(clList(t)),
-			collectors.ClusterEvents + collectors.ErrSuffix: "forbidden: cannot list events at cluster scope\n",
+			evidence.PathNodes:                         string(clList(t, clWinNode("win-1"))),
+			evidence.PathPods:                          string(clList(t)),
+			evidence.PathEvents + evidence.ErrSuffix: "forbidden: cannot list events at cluster scope\n",
 		})
 		clOne(t, nodeTaint{}, "win-1", ev, Pass, "cluster/events.json not collected: forbidden")
 	})
@@ -164,9 +164,9 @@ func TestPodImageBuild(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := clEv(map[string]string{
-				collectors.ClusterNodes:  string(clList(t, tc.node)),
-				collectors.ClusterPods:   string(clList(t, toAny(tc.pods)...)),
-				collectors.ClusterEvents: string(clList(t, toAny(tc.events)...)),
+				evidence.PathNodes:  string(clList(t, tc.node)),
+				evidence.PathPods:   string(clList(t, toAny(tc.pods)...)),
+				evidence.PathEvents: string(clList(t, toAny(tc.events)...)),
 			})
 			f := clOne(t, podImageBuild{}, "win-1", ev, tc.status, tc.want...)
 			if (tc.status >= Warn) != (f.Fix != nil) {
@@ -175,7 +175,7 @@ func TestPodImageBuild(t *testing.T) {
 		})
 	}
 	t.Run("no pods", func(t *testing.T) {
-		ev := clEv(map[string]string{collectors.ClusterNodes: string(clList(t, clWinNode("win-1"))), collectors.ClusterPods: string(clList(t))})
+		ev := clEv(map[string]string{evidence.PathNodes: string(clList(t, clWinNode("win-1"))), evidence.PathPods: string(clList(t))})
 		clOne(t, podImageBuild{}, "win-1", ev, Skip, "no pods on this node")
 	})
 }

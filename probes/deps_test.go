@@ -19,13 +19,13 @@ func TestProbesPullNoTransport(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"/collectors/transport", "/collectors/scripts", "/collectors/kube/", "/collectors/bundle"} {
-			if strings.Contains(dep+"/", banned+"/") && !strings.HasSuffix(dep, "/collectors/kube/clusterconfig") {
+		for _, banned := range []string{"/collect/transport", "/collect/scripts", "/collect/kube/", "/ingest/bundle"} {
+			if strings.Contains(dep+"/", banned+"/") && !strings.HasSuffix(dep, "/evidence/clusterconfig") {
 				t.Errorf("probes depends on %s", dep)
 			}
 		}
 		if strings.HasSuffix(dep, "/wintroubleshoot/collectors") {
-			t.Errorf("probes depends on %s, which carries the sweep; use collectors/evidence", dep)
+			t.Errorf("probes depends on %s, which carries the sweep; use evidence", dep)
 		}
 	}
 }

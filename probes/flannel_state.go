@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // flannelState (FLANNEL-STATE): on a flannel node, flanneld runs, its subnet.env holds the

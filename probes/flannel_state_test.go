@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -42,7 +42,7 @@ func runProbe(t *testing.T, id, node string, m fstest.MapFS) probes.Finding {
 	if !ok {
 		t.Fatalf("no probe %s", id)
 	}
-	return probes.RunProbe(p, node, collectors.Evidence{FS: m})[0]
+	return probes.RunProbe(p, node, evidence.Evidence{FS: m})[0]
 }
 
 // TestFlannelStatePaths: each check of FLANNEL-STATE from the healthy Anthos-like node's

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // The firewall's decisions from the evidence alone, in the shapes PS 5.1 prints: enums
@@ -107,9 +107,9 @@ func TestHostFirewallNodeInterface(t *testing.T) {
 		`{"InterfaceAlias":"vEthernet (nat)","NetworkCategory":"Public"},{"InterfaceAlias":"vEthernet (Ethernet)","NetworkCategory":"DomainAuthenticated"}],"Rules":[]}`
 	ips := `[{"IPAddress":"10.240.0.22","PrefixLength":24,"InterfaceAlias":"vEthernet (Ethernet)"},{"IPAddress":"172.20.0.1","PrefixLength":20,"InterfaceAlias":"vEthernet (nat)"}]`
 	files := map[string]string{"nodes/win-1/firewall.json": fw, "nodes/win-1/ip-addresses.json": ips,
-		collectors.ClusterNodes: string(clList(t, clWinNode("win-1")))}
+		evidence.PathNodes: string(clList(t, clWinNode("win-1")))}
 	clOne(t, hostFirewall{}, "win-1", clEv(files), Pass, "Domain (vEthernet (Ethernet)): firewall off")
 	// Without the node's address every connection's profile counts, the Public one too.
-	delete(files, collectors.ClusterNodes)
+	delete(files, evidence.PathNodes)
 	clOne(t, hostFirewall{}, "win-1", clEv(files), Fail, "Public (vEthernet (nat))")
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/Microsoft/hcsshim/osversion"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // knownBadBuilds (HOST-KNOWN-BUILD): the host's cumulative update is not one reported to

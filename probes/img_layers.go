@@ -8,8 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // imageLayers (IMG-LAYERS): no image on the node has a layer the runtime failed to

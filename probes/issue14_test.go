@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // podsJSON is a pods list with one running pod on win-1 at ip.

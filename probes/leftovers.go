@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // leftovers (RUNTIME-LEFTOVERS): containers or sandboxes of pods the API no longer

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // The configuration a Linux worker of a hand-built cluster gets from

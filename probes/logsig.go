@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // signature is a log line or event message known to come with one failure. Probe names

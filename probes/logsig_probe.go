@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // logSignatures (LOG-SIGNATURES): the node's logs and events hold no known failure

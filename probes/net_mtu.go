@@ -3,7 +3,7 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // netMTU (NET-MTU): on an Overlay (VXLAN) network the pods' packets leave room for the

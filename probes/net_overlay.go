@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // netOverlay (NET-OVERLAY): the prerequisites of Windows' VXLAN overlay hold (FM-27).

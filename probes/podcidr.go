@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // podCIDR (NODE-PODCIDR): the node has a podCIDR, with no host bits set, that no

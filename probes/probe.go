@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // Spec is what a probe declares about itself. Reads drives what a sweep collects, what a

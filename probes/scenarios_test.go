@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // judged runs every probe over one scenario and indexes the findings by node and probe.
@@ -20,7 +20,7 @@ func judged(t *testing.T, name string) (map[string]probes.Finding, []scenarios.E
 	if err != nil {
 		t.Fatalf("loading scenario %s: %v", name, err)
 	}
-	got, err := engine.Analyze(probes.Default(), collectors.Evidence{FS: fsys}, meta.Nodes)
+	got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
 	if err != nil {
 		t.Fatalf("analyzing %s: %v", name, err)
 	}
@@ -119,14 +119,14 @@ func TestBadEvidenceFailsForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := collectors.NewTree()
+	tree := evidence.NewTree()
 	if err := tree.CopyFrom(fsys); err != nil {
 		t.Fatal(err)
 	}
 	node := meta.Nodes[0]
-	bad := collectors.NodeFile(node, collectors.NodeHNSNetworks)
+	bad := evidence.NodeFile(node, evidence.FileHNSNetworks)
 	tree.Put(bad, []byte("{\"Name\": \"l2br")) // truncated
-	tree.PutAll("nodes/ghost", map[string][]byte{collectors.NodeServices: []byte("[]")})
+	tree.PutAll("nodes/ghost", map[string][]byte{evidence.FileServices: []byte("[]")})
 	got, err := engine.Analyze(probes.Default(), tree.Evidence(), append([]string{"ghost"}, meta.Nodes...))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestRunSharesEvidenceSafely(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tree := collectors.NewTree()
+		tree := evidence.NewTree()
 		if err := tree.CopyFrom(fsys); err != nil {
 			t.Fatal(err)
 		}

@@ -3,8 +3,8 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // scheduling (NODE-SCHEDULING): the node is registered and takes pods. It also

@@ -82,7 +82,7 @@ type Finding struct {
 type FixKind string
 
 const (
-	// NodeScript runs an embedded fix script (collectors/scripts/fixes) on the node
+	// NodeScript runs an embedded fix script (collect/scripts/fixes) on the node
 	// through the transport that collected the evidence.
 	NodeScript FixKind = "node-script"
 	// KubeAPI is a Kubernetes API call (patch, cordon, drain, delete).

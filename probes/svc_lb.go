@@ -8,9 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube/clusterconfig"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/clusterconfig"
 )
 
 // serviceLBs (SVC-LB-POLICY): kube-proxy programmed the node's Service dataplane (FM-20).

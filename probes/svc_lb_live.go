@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // sliceView is cluster/endpointslices.json when it was collected: the backends

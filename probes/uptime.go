@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // hostUptime (HOST-UPTIME): the host has rebooted within the last two monthly update

@@ -17,7 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // fakeBackend is an in-memory Backend: each sweep emits NodeStarted, NodeCollected and

@@ -8,11 +8,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // engineFixer puts the screen on a real engine.Fixer, the way cmd's fleet does.
@@ -28,7 +28,7 @@ func (e engineFixer) Apply(ctx context.Context, f probes.Finding, typed string, 
 
 // treeKube carries the API fixes out on the evidence tree: a drain cordons the node in
 // cluster/nodes.json (no pods to move), which is what NODE-SCHEDULING then reads.
-type treeKube struct{ tree *collectors.Tree }
+type treeKube struct{ tree *evidence.Tree }
 
 func (k treeKube) PatchPodCIDR(context.Context, string, string) error { return fmt.Errorf("not here") }
 func (k treeKube) DeleteNode(context.Context, string) error           { return fmt.Errorf("not here") }
@@ -43,7 +43,7 @@ func (k treeKube) Drain(ctx context.Context, node string, _ kube.DrainOptions) (
 }
 
 func (k treeKube) Cordon(_ context.Context, node string) error {
-	b, err := k.tree.Evidence().Read(collectors.ClusterNodes)
+	b, err := k.tree.Evidence().Read(evidence.PathNodes)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (k treeKube) Cordon(_ context.Context, node string) error {
 	if err != nil {
 		return err
 	}
-	k.tree.Put(collectors.ClusterNodes, out)
+	k.tree.Put(evidence.PathNodes, out)
 	return nil
 }
 
@@ -86,13 +86,13 @@ func TestDrainVerifiedThroughTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := meta.Nodes[0]
-	tree := collectors.NewTree()
+	tree := evidence.NewTree()
 	for _, dir := range []string{"cluster", "nodes/" + node} {
 		if err := tree.CopyFrom(fsys, dir); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tree.Put(collectors.NodeFile(node, collectors.NodeHNSNetworks), []byte(`[{"Name":"nat","Type":"nat","Subnets":[{"AddressPrefix":"172.24.144.0/20"}]},`+
+	tree.Put(evidence.NodeFile(node, evidence.FileHNSNetworks), []byte(`[{"Name":"nat","Type":"nat","Subnets":[{"AddressPrefix":"172.24.144.0/20"}]},`+
 		`{"Name":"l2bridge","Type":"L2Bridge","Subnets":[{"AddressPrefix":"10.200.9.0/24","GatewayAddress":"10.200.9.1"}]}]`))
 	x := &engine.Fixer{Engine: &engine.Engine{Registry: probes.Default(), Tree: tree}, Kube: treeKube{tree}}
 	p, _ := probes.Default().Get("HNS-NETWORK")

@@ -6,8 +6,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // queueSweep registers a sweep of nodes (nil: all) and marks them queued; the caller

@@ -18,7 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // Backend is what the screen drives; cmd/ implements it over the engine (live or demo).

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 func newAnalyzeCmd(streams genericiooptions.IOStreams) *cobra.Command {

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 type snapshotOptions struct {

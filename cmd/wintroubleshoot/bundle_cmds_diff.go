@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 func newRedactCmd(streams genericiooptions.IOStreams) *cobra.Command {
@@ -93,9 +93,9 @@ from its evidence. Exit codes: 0 no differences, 1 differences, 2 a bundle is un
 
 // bundleFindings reads findings.json, or judges the evidence when there is none.
 func bundleFindings(b *bundle.Bundle) ([]probes.Finding, error) {
-	f, err := b.FS().Open(collectors.BundleFindings)
+	f, err := b.FS().Open(evidence.BundleFindings)
 	if errors.Is(err, fs.ErrNotExist) {
-		return engine.Analyze(probes.Default(), collectors.Evidence{FS: b.FS()}, nil)
+		return engine.Analyze(probes.Default(), evidence.Evidence{FS: b.FS()}, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -17,11 +17,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // runBundleCmd runs the bundle commands (and analyze) under a root like the real one,
@@ -71,10 +71,10 @@ func scenarioWithLogs(t *testing.T) fs.FS {
 		t.Fatal(err)
 	}
 	add := func(name, body string) { m["nodes/win-1/"+name] = &fstest.MapFile{Data: []byte(body)} }
-	add(collectors.NodeLogKubelet, "I0102 03:04:05.000000 1 x.go:1] GET Authorization: Bearer SnapshotBearerSecret123\r\n")
-	add(collectors.NodeLogKubeProxy, "I0102 03:04:05.000000 1 proxier.go:1] syncProxyRules\r\n")
-	add(collectors.NodeHNSEndpoints, `[{"ID": "ep-1", "IPAddress": "10.244.1.5"}]`)
-	add(collectors.NodeEventsSCM, `[{"Id": 7031, "Message": "The kubelet service terminated unexpectedly."}]`)
+	add(evidence.FileLogKubelet, "I0102 03:04:05.000000 1 x.go:1] GET Authorization: Bearer SnapshotBearerSecret123\r\n")
+	add(evidence.FileLogKubeProxy, "I0102 03:04:05.000000 1 proxier.go:1] syncProxyRules\r\n")
+	add(evidence.FileHNSEndpoints, `[{"ID": "ep-1", "IPAddress": "10.244.1.5"}]`)
+	add(evidence.FileEventsSCM, `[{"Id": 7031, "Message": "The kubelet service terminated unexpectedly."}]`)
 	return m
 }
 
@@ -112,18 +112,18 @@ func TestSnapshotEndToEnd(t *testing.T) {
 		t.Errorf("manifest node = %+v", n)
 	}
 	for p, status := range map[string]string{
-		"nodes/win-1/" + collectors.NodeLogKubelet:  bundle.StatusOK,
-		"nodes/win-1/" + collectors.NodeRoutes:      bundle.StatusOK,
-		"nodes/win-1/" + collectors.NodeLogFlanneld: bundle.StatusError, // the scenario has none
-		collectors.BundleFindings:                   bundle.StatusOK,
-		collectors.BundleReport:                     bundle.StatusOK,
-		collectors.BundleAudit:                      bundle.StatusOK,
+		"nodes/win-1/" + evidence.FileLogKubelet:  bundle.StatusOK,
+		"nodes/win-1/" + evidence.FileRoutes:      bundle.StatusOK,
+		"nodes/win-1/" + evidence.FileLogFlanneld: bundle.StatusError, // the scenario has none
+		evidence.BundleFindings:                   bundle.StatusOK,
+		evidence.BundleReport:                     bundle.StatusOK,
+		evidence.BundleAudit:                      bundle.StatusOK,
 	} {
 		if it, ok := m.Item(p); !ok || it.Status != status {
 			t.Errorf("item %s = %+v, want status %s", p, it, status)
 		}
 	}
-	f, err := b.FS().Open(collectors.BundleFindings)
+	f, err := b.FS().Open(evidence.BundleFindings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestSnapshotEndToEnd(t *testing.T) {
 	var sawParams bool
 	for _, c := range node.Commands() {
 		for i, name := range c.Calls {
-			if name == collectors.NodeLogKubelet {
+			if name == evidence.FileLogKubelet {
 				p := c.Params[i]
 				sawParams = p["MaxBytes"] == float64(1<<20) && strings.HasSuffix(p["Since"].(string), "Z")
 			}
@@ -187,17 +187,17 @@ func TestSnapshotUsageErrors(t *testing.T) {
 }
 
 // writeCase writes a bundle holding findings.json and the given evidence.
-func writeCase(t *testing.T, findings []probes.Finding, evidence map[string]string, opts bundle.Options) string {
+func writeCase(t *testing.T, findings []probes.Finding, files map[string]string, opts bundle.Options) string {
 	t.Helper()
-	tree := collectors.NewTree()
-	for p, s := range evidence {
+	tree := evidence.NewTree()
+	for p, s := range files {
 		tree.Put(p, []byte(s))
 	}
 	var buf bytes.Buffer
 	if err := report.Write(&buf, report.JSON, report.Meta{Tool: "wintroubleshoot"}, findings, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	tree.Put(collectors.BundleFindings, buf.Bytes())
+	tree.Put(evidence.BundleFindings, buf.Bytes())
 	dst := filepath.Join(t.TempDir(), "case.tar.gz")
 	if _, err := bundle.Write(context.Background(), dst, bundle.TreeSource(tree), opts); err != nil {
 		t.Fatal(err)

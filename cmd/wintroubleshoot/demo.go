@@ -10,13 +10,13 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 func newDemoCmd(streams genericiooptions.IOStreams) *cobra.Command {
@@ -100,7 +100,7 @@ func startDemo(ctx context.Context, only []string, hostProcess bool) (*engine.Fl
 	}
 	fl := engine.NewFleet(16)
 	audit := &engine.Audit{Path: filepath.Join(fakes.Dir, "audit.jsonl")}
-	fixer := func(eng *engine.Engine, t engine.Target, tree *collectors.Tree) *engine.Fixer {
+	fixer := func(eng *engine.Engine, t engine.Target, tree *evidence.Tree) *engine.Fixer {
 		return &engine.Fixer{Engine: eng, Targets: map[string]engine.Target{t.Name: t}, Kube: &engine.MemCluster{Tree: tree},
 			Audit: audit, User: who}
 	}
@@ -114,7 +114,7 @@ func startDemo(ctx context.Context, only []string, hostProcess bool) (*engine.Fl
 	for _, m := range fakes.Members {
 		fx := fixers[m.Scenario]
 		if fx == nil {
-			tree := collectors.NewTree()
+			tree := evidence.NewTree()
 			// Cluster evidence only: node evidence comes over the wire from the fake node.
 			if err := tree.CopyFrom(m.FS, "cluster"); err != nil {
 				fakes.Close()

@@ -11,14 +11,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // demoHostProcessNeeds says what `demo --hostprocess` needs when it cannot run.
@@ -29,7 +29,7 @@ const demoHostProcessNeeds = "demo --hostprocess runs a real kube-apiserver and 
 // --transport hostprocess reaches nodes: a real kube-apiserver on loopback, a fake kubelet
 // per node answering exec from the scenario, a HostProcess pod per sweep. Cluster node
 // names are hp-NN, since scenarios reuse node names; evidence keeps the scenario's.
-func addHostProcessDemo(ctx context.Context, fl *engine.Fleet, names []string, fix func(*engine.Engine, engine.Target, *collectors.Tree) *engine.Fixer) (func(), error) {
+func addHostProcessDemo(ctx context.Context, fl *engine.Fleet, names []string, fix func(*engine.Engine, engine.Target, *evidence.Tree) *engine.Fixer) (func(), error) {
 	if kubeapi.BinDir() == "" {
 		return nil, errors.New(demoHostProcessNeeds)
 	}
@@ -83,7 +83,7 @@ func addHostProcessDemo(ctx context.Context, fl *engine.Fleet, names []string, f
 				return fail(err)
 			}
 			kubelets = append(kubelets, k)
-			tree := collectors.NewTree()
+			tree := evidence.NewTree()
 			if err := tree.CopyFrom(fsys, "cluster"); err != nil {
 				return fail(fmt.Errorf("scenario %s: %w", name, err))
 			}

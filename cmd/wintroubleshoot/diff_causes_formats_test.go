@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // TestSameEvidenceSameBytes: the same evidence gives byte-identical reports in every

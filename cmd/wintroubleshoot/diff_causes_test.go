@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // TestDiffRootCausesFirst: diff says which root causes appeared and cleared before the

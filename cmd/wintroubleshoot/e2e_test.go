@@ -18,9 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )
@@ -40,7 +40,7 @@ func seed(t *testing.T, cs *kubernetes.Clientset, fsys fs.FS) map[string]string 
 	clean := func(m *metav1.ObjectMeta) {
 		m.ResourceVersion, m.UID, m.ManagedFields, m.CreationTimestamp, m.Generation = "", "", nil, metav1.Time{}, 0
 	}
-	nodes, err := decode.Nodes(collectors.ClusterNodes, read(collectors.ClusterNodes))
+	nodes, err := decode.Nodes(evidence.PathNodes, read(evidence.PathNodes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func seed(t *testing.T, cs *kubernetes.Clientset, fsys fs.FS) map[string]string 
 			t.Fatal(err)
 		}
 	}
-	svcs, err := decode.Services(collectors.ClusterServices, read(collectors.ClusterServices))
+	svcs, err := decode.Services(evidence.PathServices, read(evidence.PathServices))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func seed(t *testing.T, cs *kubernetes.Clientset, fsys fs.FS) map[string]string 
 			t.Fatalf("service %s/%s: %v", s.Namespace, s.Name, err)
 		}
 	}
-	pods, err := decode.Pods(collectors.ClusterPods, read(collectors.ClusterPods))
+	pods, err := decode.Pods(evidence.PathPods, read(evidence.PathPods))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func seed(t *testing.T, cs *kubernetes.Clientset, fsys fs.FS) map[string]string 
 			t.Fatal(err)
 		}
 	}
-	if b, err := fs.ReadFile(fsys, collectors.ClusterDaemonSets); err == nil {
+	if b, err := fs.ReadFile(fsys, evidence.PathDaemonSets); err == nil {
 		var list struct{ Items []appsv1.DaemonSet }
 		if err := json.Unmarshal(b, &list); err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func withPodUIDs(t *testing.T, fsys fs.FS, uids map[string]string) fs.FS {
 			return err
 		}
 		b, err := fs.ReadFile(fsys, p)
-		if strings.HasSuffix(p, "/"+collectors.NodeContainers) {
+		if strings.HasSuffix(p, "/"+evidence.FileContainers) {
 			for old, now := range uids {
 				b = []byte(strings.ReplaceAll(string(b), old, now))
 			}

@@ -16,10 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )
@@ -74,11 +74,11 @@ func startExampleCluster(t *testing.T) *exampleCluster {
 func (c *exampleCluster) resetNodes(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	b, err := fs.ReadFile(c.served, collectors.ClusterNodes)
+	b, err := fs.ReadFile(c.served, evidence.PathNodes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := decode.Nodes(collectors.ClusterNodes, b)
+	nodes, err := decode.Nodes(evidence.PathNodes, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )
 

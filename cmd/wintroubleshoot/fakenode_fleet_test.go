@@ -11,9 +11,9 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/winrm"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/winrm"
 )
 
 // TestFakenodeFleet: --fleet N lists N copies as JSON lines, each copy answers a sweep

@@ -15,11 +15,11 @@ import (
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 type fixOptions struct {

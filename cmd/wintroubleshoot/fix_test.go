@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // fakeFixNode serves one scenario node over WinRM HTTP and returns the flags that reach
@@ -134,7 +134,7 @@ func TestFixDrainAgainstAPIServer(t *testing.T) {
 	}
 	node := meta.Nodes[0]
 	served := withPodUIDs(t, fsys, seed(t, cs, fsys)).(fstest.MapFS)
-	served[collectors.NodeFile(node, collectors.NodeHNSNetworks)] = &fstest.MapFile{Data: []byte(
+	served[evidence.NodeFile(node, evidence.FileHNSNetworks)] = &fstest.MapFile{Data: []byte(
 		`[{"Name":"nat","Type":"nat","Subnets":[{"AddressPrefix":"172.24.144.0/20"}]},` +
 			`{"Name":"l2bridge","Type":"L2Bridge","Subnets":[{"AddressPrefix":"10.200.9.0/24","GatewayAddress":"10.200.9.1"}]}]`)}
 	debug := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "debug", Namespace: "default"},

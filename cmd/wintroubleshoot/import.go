@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/paste/importer"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // maxPaste caps what import reads from one file or stdin: a console transcript, not a
@@ -106,7 +106,7 @@ func runImport(ctx context.Context, streams genericiooptions.IOStreams, args []s
 	if !o.analyze {
 		return nil
 	}
-	ev := collectors.Evidence{FS: memFS(res)}
+	ev := evidence.Evidence{FS: memFS(res)}
 	reg := probes.Default()
 	findings, err := engine.Analyze(reg, ev, nil)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )

@@ -13,13 +13,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // liveOptions are the root command's flags: a live run over the cluster's Windows nodes.
@@ -146,7 +146,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	for _, ov := range overrides {
 		order = append(order, ov.Name)
 	}
-	tree := collectors.NewTree()
+	tree := evidence.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
 	client, kerr := kube.New(o.kube)
@@ -162,7 +162,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		found = a.linux.discovered(disc)
 		s.client = client
 		a.transports().attach(client)
-		s.engine.Logs = func(ctx context.Context, tree *collectors.Tree, node string, names []string) {
+		s.engine.Logs = func(ctx context.Context, tree *evidence.Tree, node string, names []string) {
 			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
 		}
 		s.cluster, s.context = client.Server(), client.Context()

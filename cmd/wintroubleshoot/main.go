@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 )
 
 func main() {

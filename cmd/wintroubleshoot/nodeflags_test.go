@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/sweep"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 func TestParseOverride(t *testing.T) {

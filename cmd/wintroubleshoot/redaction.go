@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/redact"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // newRunRedactor is the run's one redactor: the default rules plus the --redact-rules

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // TestAnalyzeRedactsEveryFormat: a --password= on a process's command line, which the

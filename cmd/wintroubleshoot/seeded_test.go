@@ -16,12 +16,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/secrets"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // plantedScenario is a scenario with every kind of secret planted (fixtures/secrets),
@@ -32,7 +32,7 @@ func plantedScenario(t *testing.T, name string) fs.FS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree := collectors.NewTree()
+	tree := evidence.NewTree()
 	if err := tree.CopyFrom(src); err != nil {
 		t.Fatal(err)
 	}

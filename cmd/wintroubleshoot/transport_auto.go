@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/report"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // autoTransport picks, per node, a transport that answers: WinRM HTTPS where a password

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 )
 
 // hostprocessRBAC is what the hostprocess transport needs, said up front in --help and

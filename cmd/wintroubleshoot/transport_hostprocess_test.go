@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/hostprocess"
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
+	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 )

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport/local"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/local"
 )
 
 // localTransport runs the sweep on this machine: the tool started on the Windows node

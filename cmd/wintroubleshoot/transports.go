@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/probes/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // transportSpec is one way to reach a node, as it registers itself: the names it

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collectors/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 )
 
 // TestTransportRegistry: parsing, help, completion, ports, the password rule and the

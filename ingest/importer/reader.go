@@ -1,0 +1,53 @@
+package importer
+
+import (
+	"regexp"
+
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
+)
+
+// reader is one import's parsers: the paste package's and the patterns the converters
+// match with, compiled once per import (the project keeps no package globals).
+type reader struct {
+	paste *paste.Parser
+	// import.go, convert.go
+	machineLine, intText, allFlag *regexp.Regexp
+	// netcmds.go
+	adapterLine, ipconfigPair, scPair, activeRoutes, routeEnd, verLine, sysinfoLine, netshArg *regexp.Regexp
+	// nodes.go
+	describeKey, describeSub, taintRe *regexp.Regexp
+	// json.go
+	jsonCommands []jsonCommand
+}
+
+// jsonCommand maps a pasted JSON command to the evidence it is.
+type jsonCommand struct {
+	re  *regexp.Regexp
+	key func() evidence.Ref
+}
+
+func newReader() *reader {
+	re := regexp.MustCompile
+	return &reader{
+		paste:       paste.New(),
+		machineLine: re(`^Running on machine: (\S+)`),
+		intText:     re(`^-?[0-9]{1,18}$`),
+		allFlag:     re(`(?:^|\s)(?:-a|--all|-\w*a\w*)(?:\s|$)`),
+		// ipconfig's section header: "Ethernet adapter vEthernet (nat):",
+		// "Ethernet-Adapter vEthernet (nat):", "以太网适配器 vEthernet (nat):".
+		adapterLine: re(`^(?:\S+ adapter|\S+-Adapter|以太网适配器|未知适配器|无线局域网适配器) (.+):\s*$`),
+		// "   Label . . . . : value", with the dots localized labels keep.
+		ipconfigPair: re(`^\s+([^.:]+?)[ .]*: ?(.*)$`),
+		scPair:       re(`^\s+([A-Z_0-9]+)\s+: (.*)$`),
+		activeRoutes: re(`^(?:Active Routes|Aktive Routen|活动路由):`),
+		routeEnd:     re(`^(?:=+|Persistent Routes|Ständige Routen|永久路由|IPv6)`),
+		verLine:      re(`\[(?:Version|版本) (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?\]`),
+		sysinfoLine:  re(`^(?:OS Version|Betriebssystemversion|OS 版本):\s+(\d+\.\d+\.\d+)`),
+		netshArg:     re(`(\w+)=("[^"]*"|\S+)`),
+		describeKey:  re(`^([A-Z][A-Za-z -]*):\s*(.*)$`),
+		describeSub:  re(`^\s+([A-Za-z][A-Za-z -]*):\s+(.*)$`),
+		taintRe:      re(`^([^=:\s]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$`),
+		jsonCommands: jsonCommands(re),
+	}
+}
