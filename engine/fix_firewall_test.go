@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
 // TestFirewallKubeletFixEndToEnd: on the node whose firewall drops TCP 10250, HOST-FIREWALL

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
 // TestRestartHNSFixEndToEnd: on hns-deadlocked the restart-hns fix is disruptive, so it

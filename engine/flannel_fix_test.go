@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
 // TestResetSourceVIPEndToEnd: on flannel-source-vip-stale FLANNEL-STATE previews removing

@@ -6,10 +6,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
-	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
 // TestProbeCancelReportsEveryNode: cancelling a run while one node is being swept ends

@@ -7,9 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
 )
 
 // MemCluster carries Kubernetes-side fixes out on in-memory cluster evidence (the

@@ -13,14 +13,14 @@ import (
 
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	sshtr "github.com/wintroubleshoot/wintroubleshoot/collect/transport/ssh"
 	winrmtr "github.com/wintroubleshoot/wintroubleshoot/collect/transport/winrm"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 const testUser, testPassword = "Administrator", "p@ss'w\"rd$`x"

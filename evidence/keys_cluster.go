@@ -4,8 +4,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/clusterconfig"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // Cluster evidence paths: API objects as JSON, exactly as `kubectl get ... -o json` prints

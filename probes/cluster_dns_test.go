@@ -28,9 +28,9 @@ func TestDNSConfig(t *testing.T) {
 	cfg := `{"serviceCIDR":"10.32.0.0/24","clusterCIDR":"10.200.0.0/16","sources":{"serviceCIDR":"by hand","clusterCIDR":"by hand"}}`
 	base := func(t *testing.T) map[string]string {
 		return map[string]string{
-			evidence.PathNodes:                                  string(clList(t, clWinNode("win-1"), clLinuxNode("node-0", "10.240.0.20", "10.200.0.0/24"))),
-			evidence.PathServices:                               string(clList(t, clService("kube-system", "kube-dns", "10.32.0.10"), clService("default", "kubernetes", "10.32.0.1"))),
-			evidence.PathClusterConfig:                                 cfg,
+			evidence.PathNodes:                                   string(clList(t, clWinNode("win-1"), clLinuxNode("node-0", "10.240.0.20", "10.200.0.0/24"))),
+			evidence.PathServices:                                string(clList(t, clService("kube-system", "kube-dns", "10.32.0.10"), clService("default", "kubernetes", "10.32.0.1"))),
+			evidence.PathClusterConfig:                           cfg,
 			evidence.NodeFile("win-1", evidence.FileIPAddresses): winIP,
 			evidence.NodeFile("win-1", evidence.FileProcesses):   clKubeletProc("10.32.0.10"),
 			evidence.NodeFile("win-1", evidence.FileCNIConfig):   clCNI("10.32.0.10", good),

@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // netBIOSMax is the length Windows truncates a computer's NetBIOS name (COMPUTERNAME) to.

@@ -7,8 +7,8 @@ import (
 	"github.com/Microsoft/hcsshim/osversion"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // podImageBuild (POD-IMAGE-BUILD): the workload images on a Windows node are built for

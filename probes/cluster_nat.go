@@ -5,9 +5,9 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/clusterconfig"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // broadestPlausibleService is the widest range accepted as "the real service range" when

@@ -138,7 +138,7 @@ func TestNodeIP(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := clEv(map[string]string{
-				evidence.PathNodes:                                  string(clList(t, tc.node, peer)),
+				evidence.PathNodes: string(clList(t, tc.node, peer)),
 				evidence.NodeFile("win-1", evidence.FileIPAddresses): tc.ips,
 			})
 			f := clOne(t, nodeIP{}, "win-1", ev, tc.status, tc.want...)

@@ -89,8 +89,8 @@ func TestNodeTaint(t *testing.T) {
 	})
 	t.Run("events denied by RBAC", func(t *testing.T) {
 		ev := clEv(map[string]string{
-			evidence.PathNodes:                         string(clList(t, clWinNode("win-1"))),
-			evidence.PathPods:                          string(clList(t)),
+			evidence.PathNodes:                       string(clList(t, clWinNode("win-1"))),
+			evidence.PathPods:                        string(clList(t)),
 			evidence.PathEvents + evidence.ErrSuffix: "forbidden: cannot list events at cluster scope\n",
 		})
 		clOne(t, nodeTaint{}, "win-1", ev, Pass, "cluster/events.json not collected: forbidden")

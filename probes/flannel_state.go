@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // flannelState (FLANNEL-STATE): on a flannel node, flanneld runs, its subnet.env holds the

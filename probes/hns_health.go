@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // hnsHealth (HNS-HEALTH): the Host Network Service runs and is not deadlocked (FM-18).

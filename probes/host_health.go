@@ -6,8 +6,8 @@ import (
 
 	"github.com/Microsoft/hcsshim/osversion"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // knownBadBuilds (HOST-KNOWN-BUILD): the host's cumulative update is not one reported to

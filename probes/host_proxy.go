@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // hostProxy (HOST-PROXY, FM-31): when the node is behind a proxy, the container runtime

@@ -3,8 +3,8 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // kubeProxyNetwork (HNS-KPROXY-NET): kube-proxy is pointed at an HNS network that

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // leftovers (RUNTIME-LEFTOVERS): containers or sandboxes of pods the API no longer

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // netOverlay (NET-OVERLAY): the prerequisites of Windows' VXLAN overlay hold (FM-27).

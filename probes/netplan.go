@@ -3,8 +3,8 @@ package probes
 import (
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // netPlan is the HNS network the node should have, and where that expectation came from.

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // runtimeCNI (RUNTIME-CNI): the runtime and its CNI agree (issue 14, item 7). containerd's

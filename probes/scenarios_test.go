@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
 
 // judged runs every probe over one scenario and indexes the findings by node and probe.

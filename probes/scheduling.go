@@ -3,8 +3,8 @@ package probes
 import (
 	"fmt"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // scheduling (NODE-SCHEDULING): the node is registered and takes pods. It also

@@ -8,9 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/clusterconfig"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // serviceLBs (SVC-LB-POLICY): kube-proxy programmed the node's Service dataplane (FM-20).

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // Format names an output format.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // TestWriteRedactedEveryFormat: a password quoted in a detail and credentials in the

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 

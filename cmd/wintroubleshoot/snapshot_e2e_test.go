@@ -16,10 +16,10 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 )
 
 // TestSnapshotAgainstAPIServerAndFleet: a snapshot of two Windows nodes (one over WinRM

@@ -13,8 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/report"
 	"github.com/wintroubleshoot/wintroubleshoot/tui"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // hungServer accepts connections and never answers. With tlsOK the TLS handshake

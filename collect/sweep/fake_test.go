@@ -15,13 +15,13 @@ import (
 
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/ssh"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/winrm"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 const user, password = "Administrator", "sw33p-test-pw"

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 // NoteSuffix marks the companion of an evidence file holding what its snippet printed

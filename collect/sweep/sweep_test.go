@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/scripts"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
 
 func TestSplitReplyKeepsFailuresApart(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/scripts"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // TestHNSv2ModuleAnswersSchemaV2: on a node whose Get-HnsNetwork is hns.v2.psm1's, the

@@ -17,13 +17,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
-	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
-	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/secrets"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
-	"github.com/wintroubleshoot/wintroubleshoot/engine"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // nodePassword is the password the tool itself used to reach the nodes: the redactor

@@ -56,11 +56,11 @@ func TestWriteIsReproducible(t *testing.T) {
 
 func TestManifestNodesAndErrors(t *testing.T) {
 	files := map[string]string{
-		"nodes/win-1/host.json":                                 "{}",
-		"nodes/win-1/disk.json.err":                             "exit 1\nGet-CimInstance: access denied\n",
-		"nodes/win-1/hns-endpoints.json":                        "[]",
+		"nodes/win-1/host.json":                               "{}",
+		"nodes/win-1/disk.json.err":                           "exit 1\nGet-CimInstance: access denied\n",
+		"nodes/win-1/hns-endpoints.json":                      "[]",
 		"nodes/win-1/hns-endpoints.json" + evidence.ErrSuffix: "exit 1\npartial\n",
-		"nodes/win-2/sweep.err":                                 "dial tcp 10.0.0.6:5986: i/o timeout\n",
+		"nodes/win-2/sweep.err":                               "dial tcp 10.0.0.6:5986: i/o timeout\n",
 	}
 	dst, m := writeTree(t, files, Options{Nodes: map[string]Node{"win-1": {Transport: "ssh", Address: "10.0.0.5:22"}}})
 	if n := m.Nodes["win-1"]; n.Transport != "ssh" || n.Address != "10.0.0.5:22" || n.Error != "" {

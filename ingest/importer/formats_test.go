@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
-	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
+	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 )
 
 // pasteFixture reads one of testdata/pastes (the project's own pastes, each in the

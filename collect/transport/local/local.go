@@ -10,9 +10,9 @@ import (
 	"errors"
 	"os/exec"
 
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
-	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 )
 
 // hnsReader reads the HNS networks as Get-HnsNetwork | ConvertTo-Json would print them.
