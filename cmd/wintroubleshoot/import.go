@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
-	"testing/fstest"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -139,15 +139,15 @@ func readPaste(stdin io.Reader, name string) ([]byte, error) {
 }
 
 // memFS is the imported evidence as a folder in memory, import.json included.
-func memFS(res importer.Result) fstest.MapFS {
-	m := fstest.MapFS{}
+func memFS(res importer.Result) fs.FS {
+	t := evidence.NewTree()
 	for p, b := range res.Files {
-		m[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+		t.Put(p, b)
 	}
 	if b, err := res.ReportJSON(); err == nil {
-		m[importer.ReportFile] = &fstest.MapFile{Data: b, Mode: 0o644}
+		t.Put(importer.ReportFile, b)
 	}
-	return m
+	return t.Evidence().FS
 }
 
 // summarize tells the engineer on stderr what became of each block.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"testing/fstest"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
@@ -64,26 +63,18 @@ func Overlay(fsys fs.FS) (fs.FS, *Report, error) {
 	if report == nil {
 		return fsys, nil, nil
 	}
-	out := fstest.MapFS{}
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(fsys, p)
-		out[p] = &fstest.MapFile{Data: b, Mode: 0o644}
-		return err
-	})
-	if err != nil {
+	out := evidence.NewTree()
+	if err := out.CopyFrom(fsys); err != nil {
 		return nil, nil, fmt.Errorf("reading the evidence folder: %w", err)
 	}
 	for p, b := range added {
 		if b == nil {
-			delete(out, p)
+			out.Delete(p)
 			continue
 		}
-		out[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+		out.Put(p, b)
 	}
-	return out, report, nil
+	return out.Evidence().FS, report, nil
 }
 
 func nodeOr(n string) string {
