@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
 	"sort"
 	"strings"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -38,11 +38,8 @@ func wireTree(root *cobra.Command, kube *genericclioptions.ConfigFlags) {
 func wireCommand(c *cobra.Command, kube *genericclioptions.ConfigFlags) {
 	c.Example = indentExample(c.Example)
 	has := func(name string) bool { return c.Flags().Lookup(name) != nil }
-	if has("scenario") {
-		_ = c.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(scenarios.Names(), cobra.ShellCompDirectiveNoFileComp))
-	}
 	if has("transport") {
-		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions(transportRegistry().completions(), cobra.ShellCompDirectiveNoFileComp))
+		_ = c.RegisterFlagCompletionFunc("transport", cobra.FixedCompletions(transports.Registry().Completions(), cobra.ShellCompDirectiveNoFileComp))
 	}
 	switch c.Name() {
 	case "analyze":

@@ -1,3 +1,5 @@
+//go:build !nodemo
+
 package main
 
 import (
@@ -80,6 +82,7 @@ requests and commands the copies served, in words and as a JSON line
 	f.StringSliceVar(&o.cmdletMissing, "cmdlet-missing", nil, "fault: snippets that fail as on an old build (e.g. hns-networks.json)")
 	f.IntVar(&o.fleet, "fleet", 0, "serve this many copies of the node over WinRM HTTP, on ports the system picks (see above)")
 	_ = cmd.MarkFlagRequired("scenario")
+	_ = cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(scenarios.Names(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -147,7 +147,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		order = append(order, ov.Name)
 	}
 	tree := evidence.NewTree()
-	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().dialer(streams.ErrOut),
+	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().Dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
 	client, kerr := kube.New(o.kube)
 	if kerr != nil && o.explicitCluster() {
@@ -159,9 +159,12 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	if kerr == nil {
 		var disc kube.Discovery
 		disc, kerr = client.Collect(ctx, tree)
+		if kerr != nil {
+			kerr = &unreachableError{context: client.Context(), server: client.Server(), err: kerr}
+		}
 		found = a.linux.discovered(disc)
 		s.client = client
-		a.transports().attach(client)
+		a.transports().Attach(client)
 		s.engine.Logs = func(ctx context.Context, tree *evidence.Tree, node string, names []string) {
 			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
 		}
@@ -193,7 +196,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if def == transport.Auto && s.client == nil && pw == "" && a.transports().needsPassword(transport.SSH) {
+	if def == transport.Auto && s.client == nil && pw == "" && a.transports().NeedsPassword(transport.SSH) {
 		// No cluster for a HostProcess pod and no credentials for WinRM or SSH: nothing to try.
 		return nil, usageErr("no node password (set %s, or pass --password-file, --password-secret, --password-prompt or --ssh-key); without a cluster, --transport auto can only use WinRM or SSH", a.passwordEnv)
 	}

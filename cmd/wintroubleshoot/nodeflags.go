@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
 	"net"
 	"strconv"
 	"strings"
@@ -38,13 +39,13 @@ type nodeAccess struct {
 	linux linuxAccess
 	// reg holds each transport's own options; made once, because the same nodeAccess
 	// adds its flags to several commands and the values must land in one place.
-	reg transports
+	reg transport.Registry
 }
 
-// transports is the registry whose flags this nodeAccess added.
-func (a *nodeAccess) transports() transports {
+// transport.Registry is the registry whose flags this nodeAccess added.
+func (a *nodeAccess) transports() transport.Registry {
 	if a.reg == nil {
-		a.reg = transportRegistry()
+		a.reg = transports.Registry()
 	}
 	return a.reg
 }
@@ -58,7 +59,7 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
 	reg := a.transports()
-	f.StringVar(&a.transport, "transport", string(transport.Auto), reg.help())
+	f.StringVar(&a.transport, "transport", string(transport.Auto), reg.Help())
 	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
 	// flag is kept here with that meaning.
 	f.StringVar(&a.user, "node-user", "Administrator", "user name on the Windows nodes")
@@ -67,7 +68,7 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.BoolVar(&a.passwordPrompt, "password-prompt", false, "ask for the node password on the terminal")
 	f.StringVar(&a.passwordSecret, "password-secret", "", "Kubernetes Secret holding the node password: NAMESPACE/NAME[:KEY], e.g. the Anthos windows-node-password Secret")
 	f.StringVar(&a.secretKubeconfig, "password-secret-kubeconfig", "", "kubeconfig of the cluster holding --password-secret (e.g. the Anthos admin cluster); default: the same cluster")
-	reg.addFlags(f)
+	reg.Bind(f)
 	a.linux.addFlags(f)
 	f.IntVar(&a.concurrency, "concurrency", 32, "nodes probed at once (each holds one WinRM shell or SSH session)")
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
@@ -78,7 +79,7 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 }
 
 // parseOverride reads one --node flag: NAME=[SCHEME://]HOST[:PORT].
-func (ts transports) parseOverride(s string, def transport.Kind) (engine.Override, error) {
+func parseOverride(ts transport.Registry, s string, def transport.Kind) (engine.Override, error) {
 	name, addr, ok := strings.Cut(s, "=")
 	if !ok || name == "" || addr == "" {
 		return engine.Override{}, fmt.Errorf("--node %q: want NAME=HOST[:PORT] or NAME=SCHEME://HOST[:PORT]", s)
@@ -92,7 +93,7 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 	if rest, ok := strings.CutPrefix(addr, linuxScheme+"://"); ok {
 		o.Kind, o.OS, addr = transport.SSH, sweep.Linux, rest
 	} else if scheme, rest, ok := strings.Cut(addr, "://"); ok {
-		k, err := ts.parse(scheme)
+		k, err := ts.Parse(scheme)
 		if err != nil {
 			return engine.Override{}, fmt.Errorf("--node %q: %w", s, err)
 		}
@@ -121,7 +122,7 @@ func (ts transports) parseOverride(s string, def transport.Kind) (engine.Overrid
 // Validate does, and returns the default transport and the --node overrides: a bad
 // value is a usage error (exit 2), never a per-node failure found after dialling.
 func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
-	def, err := a.transports().parse(a.transport)
+	def, err := a.transports().Parse(a.transport)
 	if err != nil {
 		return "", nil, usageErr("--transport: %v", err)
 	}
@@ -134,12 +135,12 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 	if a.concurrency <= 0 {
 		return "", nil, usageErr("--concurrency %d: want at least 1", a.concurrency)
 	}
-	if err := a.transports().validate(); err != nil {
+	if err := a.transports().Validate(); err != nil {
 		return "", nil, usageErr("%v", err)
 	}
 	var overrides []engine.Override
 	for _, s := range a.nodes {
-		ov, err := a.transports().parseOverride(s, def)
+		ov, err := parseOverride(a.transports(), s, def)
 		if err != nil {
 			return "", nil, usageErr("%v", err)
 		}
@@ -151,7 +152,7 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 // config builds the transport config of one node (without the password): the common
 // fields, then what its transport registered.
 func (a *nodeAccess) config(kind transport.Kind, host string, port int) transport.Config {
-	return a.transports().config(transport.Config{Kind: kind, Host: host, Port: port, User: a.user, Timeout: a.timeout})
+	return a.transports().Config(transport.Config{Kind: kind, Host: host, Port: port, User: a.user, Timeout: a.timeout})
 }
 
 // linuxScheme in --node NAME=linux://HOST[:PORT] says the node is a Linux worker: reached
@@ -194,13 +195,13 @@ func (l *linuxAccess) discovered(d kube.Discovery) []engine.Discovered {
 
 // configure gives the Linux targets their own account; the Windows password is not
 // offered to a Linux sshd when SSH has a key or an agent to authenticate with.
-func (l *linuxAccess) configure(targets []engine.Target, ts transports) {
+func (l *linuxAccess) configure(targets []engine.Target, ts transport.Registry) {
 	for i := range targets {
 		if targets[i].OS != sweep.Linux {
 			continue
 		}
 		targets[i].Transport.User = l.user
-		if !ts.needsPassword(transport.SSH) {
+		if !ts.NeedsPassword(transport.SSH) {
 			targets[i].Transport.Password = ""
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,13 +27,13 @@ func TestParseOverride(t *testing.T) {
 		"node-1=linux://10.0.0.7:2222":  {Name: "node-1", Kind: transport.SSH, Host: "10.0.0.7", Port: 2222, OS: sweep.Linux},
 	}
 	for in, want := range cases {
-		got, err := transportRegistry().parseOverride(in, transport.WinRMHTTPS)
+		got, err := parseOverride(transports.Registry(), in, transport.WinRMHTTPS)
 		if err != nil || got != want {
 			t.Errorf("%s: %+v %v, want %+v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"win-1", "=1.2.3.4", "win-1=", "win-1=ftp://x", "win-1=x:99999", "win-1=x:abc"} {
-		if _, err := transportRegistry().parseOverride(bad, transport.WinRMHTTPS); err == nil {
+		if _, err := parseOverride(transports.Registry(), bad, transport.WinRMHTTPS); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}

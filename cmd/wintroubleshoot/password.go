@@ -18,7 +18,7 @@ type secretFunc func(ctx context.Context, namespace, name, key string) ([]byte, 
 
 // needsPassword says whether the chosen authentication uses a password at all.
 func (a *nodeAccess) needsPassword() bool {
-	return a.transports().needsPassword(transport.Kind(a.transport))
+	return a.transports().NeedsPassword(transport.Kind(a.transport))
 }
 
 // password finds the node password: a file, a Secret, a prompt, then the environment.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"io"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -55,7 +56,7 @@ func kubeSecrets(flags *genericclioptions.ConfigFlags) []string {
 	}
 	out := []string{cfg.BearerToken, cfg.Password}
 	if cfg.BearerTokenFile != "" {
-		if b, err := readFlagFile(cfg.BearerTokenFile); err == nil {
+		if b, err := transport.ReadFlagFile(cfg.BearerTokenFile); err == nil {
 			out = append(out, string(trimNewline(b)))
 		}
 	}
@@ -80,7 +81,7 @@ func (s screenRedactor) Redact(name, text string) string {
 }
 
 // safeLine is a message for stderr (a warning, the final error) with the default rules
-// applied: errors from client-go and the transports quote URLs and requests, and a
+// applied: errors from client-go and the transport.Registry quote URLs and requests, and a
 // kubeconfig server URL may carry user:password.
 func safeLine(s string) string {
 	return redact.Default().String("stderr.txt", s)

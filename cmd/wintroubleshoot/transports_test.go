@@ -19,17 +19,17 @@ func TestTransportRegistry(t *testing.T) {
 	a.addFlags(cmd)
 	reg := a.transports()
 	for _, k := range []transport.Kind{transport.WinRMHTTPS, transport.WinRM, transport.SSH, transport.Local} {
-		if got, err := reg.parse(string(k)); err != nil || got != k {
+		if got, err := reg.Parse(string(k)); err != nil || got != k {
 			t.Errorf("parse(%s) = %s, %v", k, got, err)
 		}
 		if !strings.Contains(cmd.Flags().Lookup("transport").Usage, string(k)) {
 			t.Errorf("--transport help lacks %s", k)
 		}
 	}
-	if _, err := reg.parse("telnet"); err == nil || !strings.Contains(err.Error(), "winrm-https, winrm, ssh, local") {
+	if _, err := reg.Parse("telnet"); err == nil || !strings.Contains(err.Error(), "winrm-https, winrm, ssh, local") {
 		t.Errorf("parse(telnet): %v", err)
 	}
-	if got := reg.config(transport.Config{Kind: transport.WinRM, Host: "h"}).Address(); got != "h:5985" {
+	if got := reg.Config(transport.Config{Kind: transport.WinRM, Host: "h"}).Address(); got != "h:5985" {
 		t.Errorf("winrm address %s", got)
 	}
 	if err := cmd.ParseFlags([]string{"--winrm-auth", "basic", "--winrm-ca-file", "ca.pem", "--ssh-agent"}); err != nil {
@@ -43,12 +43,12 @@ func TestTransportRegistry(t *testing.T) {
 		t.Errorf("ssh config %+v", s)
 	}
 	for kind, want := range map[transport.Kind]bool{transport.WinRMHTTPS: true, transport.SSH: false, transport.Local: false} {
-		if got := reg.needsPassword(kind); got != want {
+		if got := reg.NeedsPassword(kind); got != want {
 			t.Errorf("%s needs a password: %v, want %v (with --ssh-agent)", kind, got, want)
 		}
 	}
 	var warn bytes.Buffer
-	dial := reg.dialer(&warn)
+	dial := reg.Dialer(&warn)
 	insecure := transport.Config{Kind: transport.SSH, Host: "127.0.0.1", Port: 1, User: "u", Password: "p", InsecureIgnoreHostKey: true}
 	for range 3 {
 		if tr, err := dial(context.Background(), insecure); err == nil {

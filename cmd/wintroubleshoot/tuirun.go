@@ -22,15 +22,16 @@ import (
 // runInteractive is the default: connect to the cluster and its Windows nodes, then open
 // the screen, which starts probing at once.
 //
-// With no cluster at hand (no kubeconfig given, none found, or its server unreachable) and
-// no --node list, it opens the demo fleet instead, saying why, so the first run on a
-// fresh machine shows something real.
+// With no kubeconfig at all (none given, none at ~/.kube/config, not in a pod) and no
+// --node list, it opens the demo fleet instead, saying why, so the first run on a fresh
+// machine shows something real. A kubeconfig whose cluster does not answer is an error
+// naming the context and the server (unreachableError): that user meant their cluster.
 func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *liveOptions) error {
 	sess, err := o.connect(ctx, streams)
 	if err != nil {
-		if !o.explicitCluster() && len(o.access.nodes) == 0 {
+		if o.noKubeconfig() && len(o.access.nodes) == 0 {
 			fmt.Fprintf(streams.ErrOut, "no cluster at hand (%v)\nopening the demo fleet: fake Windows nodes on loopback (wintroubleshoot demo)\n", firstLineOf(err))
-			fl, stop, derr := startDemo(ctx, nil, false)
+			fl, stop, derr := openDemo(ctx)
 			if derr != nil {
 				return &exitError{code: report.ExitUsage, err: derr}
 			}

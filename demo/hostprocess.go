@@ -1,9 +1,11 @@
-package main
+package demo
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -21,8 +23,8 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
 
-// demoHostProcessNeeds says what `demo --hostprocess` needs when it cannot run.
-const demoHostProcessNeeds = "demo --hostprocess runs a real kube-apiserver and etcd, and their binaries are not here: " +
+// HostProcessNeeds says what `demo --hostprocess` needs when it cannot run.
+const HostProcessNeeds = "demo --hostprocess runs a real kube-apiserver and etcd, and their binaries are not here: " +
 	"run `bash fixtures/kubeapi/build.sh` once (about 5 minutes), or set WTS_KUBEAPI_BIN"
 
 // addHostProcessDemo adds to the fleet one member per scenario node reached the way
@@ -31,7 +33,7 @@ const demoHostProcessNeeds = "demo --hostprocess runs a real kube-apiserver and 
 // names are hp-NN, since scenarios reuse node names; evidence keeps the scenario's.
 func addHostProcessDemo(ctx context.Context, fl *engine.Fleet, names []string, fix func(*engine.Engine, engine.Target, *evidence.Tree) *engine.Fixer) (func(), error) {
 	if kubeapi.BinDir() == "" {
-		return nil, errors.New(demoHostProcessNeeds)
+		return nil, errors.New(HostProcessNeeds)
 	}
 	dir, err := os.MkdirTemp("", "wts-demo-kubeapi-")
 	if err != nil {
@@ -65,9 +67,9 @@ func addHostProcessDemo(ctx context.Context, fl *engine.Fleet, names []string, f
 	if err != nil {
 		return fail(err)
 	}
-	reg := transportRegistry()
-	reg.attach(client)
-	dial := reg.dialer(nopWriter{})
+	reg := transports.Registry()
+	reg.Attach(client)
+	dial := reg.Dialer(io.Discard)
 	i := 0
 	for _, name := range names {
 		fsys, meta, _, err := scenarios.Load(name)

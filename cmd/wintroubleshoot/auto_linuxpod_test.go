@@ -2,14 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/scenarios"
@@ -66,35 +63,5 @@ func TestTransportAutoLinuxPod(t *testing.T) {
 	left, err := cs.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{LabelSelector: hostprocess.ManagedByLabel + "=" + hostprocess.ManagedByValue})
 	if err != nil || len(left.Items) != 0 {
 		t.Fatalf("pods left: %d (%v)", len(left.Items), err)
-	}
-}
-
-// TestAutoPlanLinux: for a Linux worker (its first command is the shell sweep) auto offers
-// the configured credential to SSH, never WinRM, and only without one the privileged pod;
-// a Windows node keeps WinRM first and the pod as fallback.
-func TestAutoPlanLinux(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		cfg  transport.Config
-		want []transport.Kind
-	}{
-		{"sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", Node: "n"}, []transport.Kind{transport.SSH}},
-		{"sudo -n sh -s", transport.Config{Host: "10.0.0.5", Password: "pw", KeyFile: "k", Node: "n"}, []transport.Kind{transport.SSH}},
-		{"sh -s", transport.Config{Host: "10.0.0.5", UseAgent: true, Node: "n"}, []transport.Kind{transport.SSH}},
-		{"sh -s", transport.Config{Node: "n"}, []transport.Kind{transport.HostProcess}},
-		{"powershell.exe -NoProfile", transport.Config{Host: "10.0.0.5", Password: "pw", Node: "n"}, []transport.Kind{transport.WinRMHTTPS, transport.HostProcess}},
-	} {
-		var tried []transport.Kind
-		a := &autoTr{dial: func(cfg transport.Config) (transport.Transport, error) {
-			tried = append(tried, cfg.Kind)
-			return nil, errors.New("refused")
-		}}
-		a.plan(c.cfg)
-		if _, err := a.Run(t.Context(), transport.Command{CommandLine: c.line}); err == nil {
-			t.Errorf("%q: no candidate answered, yet no error", c.line)
-		}
-		if !slices.Equal(tried, c.want) {
-			t.Errorf("%q %+v: tried %v, want %v", c.line, c.cfg, tried, c.want)
-		}
 	}
 }

@@ -1,4 +1,9 @@
-package main
+// Package auto is the transport that picks, per node, one that answers: WinRM HTTPS where
+// a password is configured, SSH where a key or ssh-agent is, then a HostProcess pod
+// through the cluster (not after an address given with --node: the user said how to
+// reach it). It records which one answered and why the ones before it did not. The other
+// transports' options all apply (each writes its own fields of the node's config).
+package auto
 
 import (
 	"context"
@@ -8,33 +13,29 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
-	"github.com/wintroubleshoot/wintroubleshoot/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
-// autoTransport picks, per node, a transport that answers: WinRM HTTPS where a password
-// is configured, SSH where a key or ssh-agent is, then a HostProcess pod through the
-// cluster (not after an address given with --node: the user said how to reach it). It records which one answered and why the ones before it did not. The other
-// transports' options all apply (each writes its own fields of the node's config).
-func autoTransport(reg func() transports) *transportSpec {
-	return &transportSpec{
-		kinds: []kindSpec{{transport.Auto, 0, "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; a Linux worker: ssh with a key, agent or password, else a privileged pod; the report says which answered"}},
-		configure: func(c *transport.Config) {
+// Spec registers auto over the other transports of the registry reg returns (a func, as
+// the registry holds auto itself).
+func Spec(reg func() transport.Registry) *transport.Spec {
+	return &transport.Spec{
+		Kinds: []transport.KindSpec{{Kind: transport.Auto, Use: "per node: winrm-https with a password, ssh with a key or agent, else hostprocess; a Linux worker: ssh with a key, agent or password, else a privileged pod; the report says which answered"}},
+		Configure: func(c *transport.Config) {
 			for _, s := range reg() {
-				if s.configure != nil && s.kinds[0].kind != transport.Auto {
-					s.configure(c)
+				if s.Configure != nil && s.Kinds[0].Kind != transport.Auto {
+					s.Configure(c)
 				}
 			}
 		},
-		needsPassword: func() bool { return false },
-		dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {
+		NeedsPassword: func() bool { return false },
+		Dial: func(cfg transport.Config, warn func(string)) (transport.Transport, error) {
 			ts := reg()
-			a := &autoTr{dial: func(c transport.Config) (transport.Transport, error) {
-				s, _, ok := ts.lookup(c.Kind)
+			a := &tr{dial: func(c transport.Config) (transport.Transport, error) {
+				s, _, ok := ts.Lookup(c.Kind)
 				if !ok {
 					return nil, fmt.Errorf("unknown transport %q", c.Kind)
 				}
-				return s.dial(ts.config(c), warn)
+				return s.Dial(ts.Config(c), warn)
 			}}
 			a.plan(cfg)
 			return a, nil
@@ -42,8 +43,8 @@ func autoTransport(reg func() transports) *transportSpec {
 	}
 }
 
-// autoTr tries its candidates in order on the first Run and keeps the first that answers.
-type autoTr struct {
+// tr tries its candidates in order on the first Run and keeps the first that answers.
+type tr struct {
 	dial    func(transport.Config) (transport.Transport, error)
 	cands   []transport.Config
 	why     []string // one entry per candidate that did not answer, or was not tried
@@ -54,7 +55,7 @@ type autoTr struct {
 }
 
 // plan lists the candidates for one node, and why the others are left out.
-func (a *autoTr) plan(cfg transport.Config) {
+func (a *tr) plan(cfg transport.Config) {
 	a.cfg = cfg
 	addr := func(k transport.Kind) transport.Config {
 		c := cfg
@@ -88,7 +89,7 @@ func (a *autoTr) plan(cfg transport.Config) {
 // Run implements transport.Transport. A candidate that fails before printing anything
 // (cannot connect, refused, no cluster) gives way to the next; one that printed, or a
 // cancelled run, is the answer.
-func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
+func (a *tr) Run(ctx context.Context, cmd transport.Command) (transport.Output, error) {
 	if a.chosen != nil {
 		return a.chosen.Run(ctx, cmd)
 	}
@@ -118,7 +119,7 @@ func (a *autoTr) Run(ctx context.Context, cmd transport.Command) (transport.Outp
 // privileged pod. A Linux worker with a credential is not tried through a pod: the user
 // said how to log in, and a node whose sshd refuses would otherwise wait out the pod's
 // start timeout too.
-func (a *autoTr) forLinux() {
+func (a *tr) forLinux() {
 	var cands []transport.Config
 	ssh := false
 	for _, c := range a.cands {
@@ -147,7 +148,7 @@ func (a *autoTr) forLinux() {
 
 // Via implements transport.Chooser: a Linux node reached through the cluster says it was
 // the privileged pod, not a HostProcess one.
-func (a *autoTr) Via() (transport.Kind, string) {
+func (a *tr) Via() (transport.Kind, string) {
 	why := strings.Join(a.why, "; ")
 	if a.pod != "" {
 		why = strings.TrimSuffix(a.pod+"; "+why, "; ")
@@ -156,26 +157,9 @@ func (a *autoTr) Via() (transport.Kind, string) {
 }
 
 // Close implements transport.Transport.
-func (a *autoTr) Close() error {
+func (a *tr) Close() error {
 	if a.chosen == nil {
 		return nil
 	}
 	return a.chosen.Close()
-}
-
-// reachedMeta is the report's per-node line of how each node was reached, shown when the
-// transport was picked per node (--transport auto): "hostprocess (winrm-https: ...)".
-func (a *nodeAccess) reachedMeta(log *engine.ReachLog) string {
-	if transport.Kind(a.transport) != transport.Auto {
-		return ""
-	}
-	out := map[string]string{}
-	for node, r := range log.All() {
-		s := string(r.Kind)
-		if r.Why != "" {
-			s += " (" + r.Why + ")"
-		}
-		out[node] = s
-	}
-	return report.ReachedLine(out)
 }
