@@ -156,7 +156,7 @@ func TestDrainAndDeleteAgainstAPIServer(t *testing.T) {
 	}
 	// Drain, as HNS-NETWORK offers before recreating a network: built as that probe builds it.
 	drain := &probes.Fix{ID: "drain", Kind: probes.KubeAPI, Action: probes.Drain, Disruptive: true,
-		Verify: "NODE-SCHEDULING", VerifyStatus: "warn", Commands: []string{"kubectl drain " + node}}
+		Verify: "NODE-SCHEDULING", VerifyStatus: probes.Exactly(probes.Warn), Commands: []string{"kubectl drain " + node}}
 	g := f
 	g.Fix = drain
 	if _, err := b.fixer.Apply(ctx, g, drain, engine.Typed(node)); err == nil || !strings.Contains(err.Error(), "precondition") {

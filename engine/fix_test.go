@@ -131,7 +131,7 @@ func TestNodeFixesEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("apply: %v (output %q)", err, out.Output)
 			}
-			if out.Result != engine.Verified || fix.VerifyStatus == "" && out.After.Status >= probes.Warn {
+			if out.Result != engine.Verified || fix.VerifyStatus.IsZero() && out.After.Status >= probes.Warn {
 				t.Fatalf("not verified: %s %s", out.After.Status, out.After.Summary)
 			}
 			if calls := b.fixCalls(); len(calls) != 1 || calls[0] != string(fix.Action) {

@@ -86,19 +86,9 @@ func (o Outcome) Line() string {
 }
 
 // verifyWant is the status that shows a fix worked.
-func verifyWant(fix *probes.Fix) string {
-	if fix.VerifyStatus == "" {
-		return probes.Pass.String()
-	}
-	return fix.VerifyStatus
-}
+func verifyWant(fix *probes.Fix) string { return fix.VerifyStatus.String() }
 
 // verified says whether a finding shows the state the fix aims for.
-func verified(fix *probes.Fix, f probes.Finding) bool {
-	if fix.VerifyStatus == "" {
-		return f.Status < probes.Warn
-	}
-	return f.Status.String() == fix.VerifyStatus
-}
+func verified(fix *probes.Fix, f probes.Finding) bool { return fix.VerifyStatus.Met(f.Status) }
 
 func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -215,7 +215,7 @@ func buildPauseFix(verify, nano, target string) *Fix {
 	// The SDN Dockerfile's image has no wincat.exe: once built, IMG-PAUSE warns for
 	// port-forward (wincatTable), which is the fix working, not failing.
 	if has, _, known := wincatOf(target); known && !has {
-		f.VerifyStatus = Warn.String()
+		f.VerifyStatus = Exactly(Warn)
 		f.Notes = append(f.Notes, "the built image has no wincat.exe, so kubectl port-forward stays broken: IMG-PAUSE then warns; "+MultiArchPause+" has both")
 	}
 	return f

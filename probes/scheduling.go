@@ -47,7 +47,7 @@ func drainFix(node string) *Fix {
 		},
 		Disruptive: true,
 		Impact:     "every pod on " + node + " except DaemonSet pods is evicted and the node takes no new pods until uncordoned",
-		Verify:     "NODE-SCHEDULING", VerifyStatus: Warn.String(),
+		Verify:     "NODE-SCHEDULING", VerifyStatus: Exactly(Warn),
 	}
 }
 
@@ -58,7 +58,7 @@ func deleteNodeFix(node string) *Fix {
 		Commands:   []string{"kubectl delete node " + node},
 		Disruptive: true,
 		Impact:     "the node and its pods leave the cluster; a managed pool (Anthos, AKS, EKS) replaces the machine, a hand-built node re-registers only when its kubelet restarts",
-		Verify:     "NODE-SCHEDULING", VerifyStatus: Skip.String(),
+		Verify:     "NODE-SCHEDULING", VerifyStatus: Exactly(Skip),
 		Notes: []string{"the documented workaround when an Anthos Windows node stays NotReady after a reboot"},
 	}
 }

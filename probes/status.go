@@ -116,10 +116,54 @@ type Fix struct {
 	Disruptive bool           `json:"disruptive"`         // confirmed by typing the node name (engine.Confirmation)
 	Impact     string         `json:"impact,omitempty"`   // what it disrupts, said plainly
 	Verify     string         `json:"verify"`             // probe ID re-run to verify
-	// VerifyStatus is the status the verifying probe shows once the fix worked; empty
-	// means pass. A drain is verified by the node showing as cordoned (warn).
-	VerifyStatus string   `json:"verifyStatus,omitempty"`
+	// VerifyStatus is what the verifying probe shows once the fix worked; the zero value
+	// means the finding cleared. A drain is verified by the node showing as cordoned (warn).
+	VerifyStatus Expect   `json:"verifyStatus,omitzero"`
 	Notes        []string `json:"notes,omitempty"`        // the lasting fix, alternatives
 	Choices      []*Fix   `json:"choices,omitempty"`      // alternative fixes the user picks from
 	Precheck     string   `json:"precondition,omitempty"` // what must still hold for the fix to apply
+}
+
+// Expect is what a fix's verifying probe must show once the fix worked. The zero value
+// is "cleared": the finding no longer warns or fails (pass, or skip once the thing it
+// judged is gone). Exactly asks for one status: a drain is verified by the node showing
+// as cordoned (warn).
+type Expect struct {
+	status Status
+	exact  bool
+}
+
+// Exactly expects one status.
+func Exactly(s Status) Expect { return Expect{status: s, exact: true} }
+
+// Met says whether a verifying finding's status shows the fix worked.
+func (e Expect) Met(s Status) bool {
+	if !e.exact {
+		return s < Warn
+	}
+	return s == e.status
+}
+
+// IsZero is the default expectation (omitted from JSON).
+func (e Expect) IsZero() bool { return !e.exact }
+
+// String names the expectation: "pass" (or skip) by default, else the status.
+func (e Expect) String() string {
+	if !e.exact {
+		return Pass.String()
+	}
+	return e.status.String()
+}
+
+// MarshalText writes the expected status; the default is omitted (omitzero).
+func (e Expect) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText reads a status name: exactly that status.
+func (e *Expect) UnmarshalText(b []byte) error {
+	s, err := ParseStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*e = Exactly(s)
+	return nil
 }

@@ -134,126 +134,163 @@ func (b *Bundle) spillWriter() (io.Writer, error) {
 	return b.spillBuf, nil
 }
 
+// scanState is what one pass over the stream has counted so far.
+type scanState struct {
+	tr       *tar.Reader
+	manifest []byte
+	dirs     map[string]bool
+	budget   int64 // bytes small files may still keep in memory
+	total    int64 // uncompressed bytes declared so far
+	count    int   // entries so far
+	nodes    nodeCounter
+}
+
 // scan reads the whole stream once, hashing every entry, and returns the manifest bytes.
 func (b *Bundle) scan(ctx context.Context, f io.Reader) ([]byte, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 256<<10))
 	if err != nil {
 		return nil, streamErr(err, "in the gzip header")
 	}
-	tr := tar.NewReader(zr)
-	var manifest []byte
-	dirs := map[string]bool{}
-	budget, total, count := int64(memBudget), int64(0), 0
-	nodes := nodeCounter{max: b.lim.MaxNodes}
+	st := &scanState{tr: tar.NewReader(zr), dirs: map[string]bool{}, budget: int64(memBudget), nodes: nodeCounter{max: b.lim.MaxNodes}}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		hdr, err := tr.Next()
+		hdr, err := st.tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
-			return nil, streamErr(err, fmt.Sprintf("after %d entries", count))
+			return nil, streamErr(err, fmt.Sprintf("after %d entries", st.count))
 		}
-		if count++; count > b.lim.MaxEntries {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", b.lim.MaxEntries)}
-		}
-		if hdr.Typeflag == tar.TypeXGlobalHeader {
-			continue // pax metadata for the archive (git archive writes one), not a file
-		}
-		if err := b.lim.checkName(hdr.Name); err != nil {
-			return nil, err
-		}
-		if err := entryType(hdr); err != nil {
-			return nil, err
-		}
-		name, err := cleanEntry(hdr.Name)
+		name, err := b.admit(st, hdr)
 		if err != nil {
 			return nil, err
 		}
 		if name == "" {
-			continue // "./", the root itself
+			continue
 		}
-		if _, dup := b.files[name]; dup || dirs[name] || name == evidence.BundleManifest && manifest != nil {
-			return nil, &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "duplicate entry"}
-		}
-		if err := nodes.add(name, hdr.Typeflag == tar.TypeDir); err != nil {
+		if err := b.readEntry(st, hdr, name); err != nil {
 			return nil, err
 		}
-		if hdr.Typeflag == tar.TypeDir {
-			dirs[name] = true
-			continue
-		}
-		if hdr.Size > b.lim.MaxEntry {
-			return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("declares %d bytes; no evidence file may be larger than %d", hdr.Size, b.lim.MaxEntry)}
-		}
-		if total += hdr.Size; total > b.lim.MaxTotal {
-			return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", b.lim.MaxTotal)}
-		}
-		if name == evidence.BundleManifest {
-			if hdr.Size > b.lim.MaxManifest {
-				return nil, &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("%d bytes", hdr.Size)}
-			}
-			if manifest, err = io.ReadAll(tr); err != nil {
-				return nil, streamErr(err, "inside "+name)
-			}
-			continue
-		}
-		e := &entry{name: name, mtime: hdr.ModTime, size: hdr.Size}
-		kind, limit := b.lim.kindOf(name)
-		switch {
-		case kind != kindLog && hdr.Size > limit:
-			what := "JSON"
-			if kind == kindText {
-				what = "text"
-			}
-			e.refused = &LimitError{Path: name, Size: hdr.Size, Limit: limit, What: what}
-			b.files[name] = e
-			continue // never read: tar.Next skips it
-		case kind == kindLog && hdr.Size > limit:
-			e.tail = limit
-		}
-		h := sha256.New()
-		var w io.Writer = h
-		var buf *bytes.Buffer
-		if hdr.Size <= smallFile && hdr.Size <= budget {
-			buf = bytes.NewBuffer(make([]byte, 0, hdr.Size))
-			w = io.MultiWriter(h, buf)
-			budget -= hdr.Size
-		} else {
-			sw, err := b.spillWriter()
-			if err != nil {
-				return nil, err
-			}
-			e.off, w = b.spillLen, io.MultiWriter(h, sw)
-		}
-		if e.size, err = io.Copy(w, tr); err != nil {
-			return nil, streamErr(err, "inside "+name)
-		}
-		if buf != nil {
-			e.data = buf.Bytes()
-		} else {
-			b.spillLen += e.size
-		}
-		e.sha = hex.EncodeToString(h.Sum(nil))
-		b.files[name] = e
 	}
-	// Read to the end of the gzip stream, which checks its CRC and length; what follows
-	// the tar stream counts against the total too (a bomb after the last entry).
+	if err := b.finishStream(st, zr); err != nil {
+		return nil, err
+	}
+	return st.manifest, b.index(st.dirs)
+}
+
+// admit checks one header against the limits and the bundle's rules (names, types,
+// duplicates, sizes) and returns the clean name of a file to read, or "" for an entry
+// that holds no file (the root, a directory, pax metadata).
+func (b *Bundle) admit(st *scanState, hdr *tar.Header) (string, error) {
+	if st.count++; st.count > b.lim.MaxEntries {
+		return "", &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d entries", b.lim.MaxEntries)}
+	}
+	if hdr.Typeflag == tar.TypeXGlobalHeader {
+		return "", nil // pax metadata for the archive (git archive writes one), not a file
+	}
+	if err := b.lim.checkName(hdr.Name); err != nil {
+		return "", err
+	}
+	if err := entryType(hdr); err != nil {
+		return "", err
+	}
+	name, err := cleanEntry(hdr.Name)
+	if err != nil || name == "" {
+		return "", err // "" is "./", the root itself
+	}
+	if _, dup := b.files[name]; dup || st.dirs[name] || name == evidence.BundleManifest && st.manifest != nil {
+		return "", &VerifyError{Kind: Unsafe, Entry: hdr.Name, Detail: "duplicate entry"}
+	}
+	if err := st.nodes.add(name, hdr.Typeflag == tar.TypeDir); err != nil {
+		return "", err
+	}
+	if hdr.Typeflag == tar.TypeDir {
+		st.dirs[name] = true
+		return "", nil
+	}
+	if hdr.Size > b.lim.MaxEntry {
+		return "", &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("declares %d bytes; no evidence file may be larger than %d", hdr.Size, b.lim.MaxEntry)}
+	}
+	if st.total += hdr.Size; st.total > b.lim.MaxTotal {
+		return "", &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed", b.lim.MaxTotal)}
+	}
+	return name, nil
+}
+
+// readEntry reads one file: the manifest into memory, a file over its kind's limit not at
+// all (refused, or only its tail kept for a log), a small one into memory while the budget
+// lasts, the rest into the spill file; each hashed on the way.
+func (b *Bundle) readEntry(st *scanState, hdr *tar.Header, name string) error {
+	var err error
+	if name == evidence.BundleManifest {
+		if hdr.Size > b.lim.MaxManifest {
+			return &VerifyError{Kind: TooLarge, Entry: name, Detail: fmt.Sprintf("%d bytes", hdr.Size)}
+		}
+		if st.manifest, err = io.ReadAll(st.tr); err != nil {
+			return streamErr(err, "inside "+name)
+		}
+		return nil
+	}
+	e := &entry{name: name, mtime: hdr.ModTime, size: hdr.Size}
+	kind, limit := b.lim.kindOf(name)
+	switch {
+	case kind != kindLog && hdr.Size > limit:
+		what := "JSON"
+		if kind == kindText {
+			what = "text"
+		}
+		e.refused = &LimitError{Path: name, Size: hdr.Size, Limit: limit, What: what}
+		b.files[name] = e
+		return nil // never read: tar.Next skips it
+	case kind == kindLog && hdr.Size > limit:
+		e.tail = limit
+	}
+	h := sha256.New()
+	var w io.Writer = h
+	var buf *bytes.Buffer
+	if hdr.Size <= smallFile && hdr.Size <= st.budget {
+		buf = bytes.NewBuffer(make([]byte, 0, hdr.Size))
+		w = io.MultiWriter(h, buf)
+		st.budget -= hdr.Size
+	} else {
+		sw, err := b.spillWriter()
+		if err != nil {
+			return err
+		}
+		e.off, w = b.spillLen, io.MultiWriter(h, sw)
+	}
+	if e.size, err = io.Copy(w, st.tr); err != nil {
+		return streamErr(err, "inside "+name)
+	}
+	if buf != nil {
+		e.data = buf.Bytes()
+	} else {
+		b.spillLen += e.size
+	}
+	e.sha = hex.EncodeToString(h.Sum(nil))
+	b.files[name] = e
+	return nil
+}
+
+// finishStream flushes the spill file and reads to the end of the gzip stream, which
+// checks its CRC and length; what follows the tar stream counts against the total too (a
+// bomb after the last entry).
+func (b *Bundle) finishStream(st *scanState, zr io.Reader) error {
 	if b.spillBuf != nil {
 		if err := b.spillBuf.Flush(); err != nil {
-			return nil, fmt.Errorf("writing the spill file: %w", err)
+			return fmt.Errorf("writing the spill file: %w", err)
 		}
 	}
-	n, err := io.Copy(io.Discard, io.LimitReader(zr, b.lim.MaxTotal-total+1))
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, b.lim.MaxTotal-st.total+1))
 	if err != nil {
-		return nil, streamErr(err, "after the last entry")
+		return streamErr(err, "after the last entry")
 	}
-	if total+n > b.lim.MaxTotal {
-		return nil, &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed (after the last entry)", b.lim.MaxTotal)}
+	if st.total+n > b.lim.MaxTotal {
+		return &VerifyError{Kind: TooLarge, Detail: fmt.Sprintf("more than %d bytes uncompressed (after the last entry)", b.lim.MaxTotal)}
 	}
-	return manifest, b.index(dirs)
+	return nil
 }
 
 // index builds the directory listing and refuses a name that is both file and directory.
