@@ -80,7 +80,17 @@ func readCollectlogs(m *mapper) {
 	m.putJSON(evidence.HNSNetworks(), "network.txt", nil)
 	m.putJSON(evidence.HNSEndpoints(), "endpoint.txt", endpointsV1)
 	m.putJSON(evidence.HNSPolicies(), "policy.txt", policyListsV1)
-	m.paste(pasted{rel: "ip.txt"}, pasted{rel: "routes.txt"})
+	// ip.txt: ipconfig, then >> Get-NetIPAddress (a list view from its first
+	// "IPAddress :" line), then >> Get-NetIPInterface (a table from its "ifIndex" header);
+	// routes.txt: route print, then >> Get-NetRoute (a table from its "ifIndex" header).
+	if t, ok := m.text("ip.txt"); ok {
+		parts := splitOutputs(t, regexp.MustCompile(`(?m)^IPAddress\s+:`), regexp.MustCompile(`(?m)^ifIndex\s+InterfaceAlias`))
+		m.pasteParts("ip.txt", parts, []string{"ipconfig /allcompartments /all", "Get-NetIPAddress -IncludeAllCompartments", "Get-NetIPInterface -IncludeAllCompartments"})
+	}
+	if t, ok := m.text("routes.txt"); ok {
+		parts := splitOutputs(t, regexp.MustCompile(`(?m)^ifIndex\s+DestinationPrefix`))
+		m.pasteParts("routes.txt", parts, []string{"route print", "Get-NetRoute -IncludeAllCompartments"})
+	}
 	m.paste(pasted{rel: "scqueryex.txt"},
 		pasted{rel: "windowsServices.txt", command: "Get-Service hns, vfpext, kubeproxy, tcpip, kubelet, containerd, docker"})
 	m.known("winver.txt", "[Environment]::OSVersion gives the build without its update revision (UBR), and host.json needs both (and the computer name and boot time): not enough for host.json")

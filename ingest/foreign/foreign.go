@@ -105,6 +105,14 @@ func (r *Result) Gap(p string) (string, bool) {
 	return "", false
 }
 
+// NotRecognizedError says no input held a bundle in a layout this reader knows.
+type NotRecognizedError struct{ Inputs []string }
+
+func (e *NotRecognizedError) Error() string {
+	return "no collector's bundle recognized: " + strings.Join(e.Inputs, "; ") +
+		" (read: collectlogs.ps1, collect-windows-logs.ps1, eks-log-collector.ps1, kubectl cluster-info dump)"
+}
+
 // Open reads the inputs (files or folders) as foreign bundles. An input that holds no
 // bundle any collector's layout matches is listed in Ignored; when nothing at all is
 // recognized, Open fails saying what each input was.
@@ -131,7 +139,7 @@ func Open(ctx context.Context, paths []string, opt Options) (*Result, error) {
 		}
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no collector's bundle recognized: %s (read: collectlogs.ps1, collect-windows-logs.ps1, eks-log-collector.ps1, kubectl cluster-info dump)", strings.Join(res.Ignored, "; "))
+		return nil, &NotRecognizedError{Inputs: res.Ignored}
 	}
 	if err := assemble(res, found, opt); err != nil {
 		return nil, err

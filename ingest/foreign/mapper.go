@@ -3,6 +3,7 @@ package foreign
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -110,6 +111,36 @@ func (m *mapper) putJSON(key evidence.Ref, rel string, conv func(string, []byte)
 	return m.put(key, j, rel)
 }
 
+// splitOutputs cuts a file several commands wrote one after another (`a > f; b >> f`)
+// where each later command's output starts: the first line matching its pattern. Parts
+// whose start is not found are empty.
+func splitOutputs(t []byte, starts ...*regexp.Regexp) [][]byte {
+	out := make([][]byte, len(starts)+1)
+	rest, idx := t, 0
+	for i, re := range starts {
+		loc := re.FindIndex(rest)
+		if loc == nil {
+			continue
+		}
+		out[idx] = rest[:loc[0]]
+		rest, idx = rest[loc[0]:], i+1
+	}
+	out[idx] = rest
+	return out
+}
+
+// pasteParts imports the parts of one file, each with the command that printed it.
+func (m *mapper) pasteParts(rel string, parts [][]byte, commands []string) {
+	var inputs []importer.Input
+	for i, p := range parts {
+		if len(bytes.TrimSpace(p)) == 0 || i >= len(commands) {
+			continue
+		}
+		inputs = append(inputs, importer.Input{Name: rel, Data: append([]byte("PS C:\\> "+commands[i]+"\n"), p...)})
+	}
+	m.importInputs(inputs)
+}
+
 // pasted is one file of console text and the command that printed it ("" when the
 // file holds several commands' output one after another: the importer cuts it by shape).
 type pasted struct{ rel, command string }
@@ -128,6 +159,11 @@ func (m *mapper) paste(files ...pasted) {
 		}
 		inputs = append(inputs, importer.Input{Name: f.rel, Data: t})
 	}
+	m.importInputs(inputs)
+}
+
+// importInputs runs the importer and keeps what it gives, noting what each file lacked.
+func (m *mapper) importInputs(inputs []importer.Input) {
 	if len(inputs) == 0 {
 		return
 	}

@@ -32,6 +32,15 @@ func OpenEvidence(ctx context.Context, p string, opt Options) (evidence.Evidence
 		// a tar.gz without our manifest: someone else's tarball
 	}
 	res, err := Open(ctx, []string{p}, opt)
+	var none *NotRecognizedError
+	if errors.As(err, &none) && !own {
+		if st, serr := os.Stat(p); serr == nil && st.IsDir() {
+			// a folder in no collector's layout is an evidence folder assembled by hand
+			// (perhaps still empty): read as ours, its probes skip what it lacks
+			ev, source, closer, err := bundle.OpenEvidence(ctx, p)
+			return ev, source, closer, nil, err
+		}
+	}
 	if err != nil {
 		return evidence.Evidence{}, "", nil, nil, fmt.Errorf("opening evidence %s: %w", p, err)
 	}
