@@ -28,7 +28,7 @@ type knownFile struct{ glob, why string }
 // collectors are tried in this order; a root found by one is not offered to the later
 // ones (an AKS zip holds collectlogs.ps1's files at its top).
 func collectors() []collector {
-	return []collector{aksCollector(), eksCollector(), collectlogsCollector(), clusterDumpCollector()}
+	return []collector{aksCollector(), eksCollector(), antreaCollector(), collectlogsCollector(), clusterDumpCollector()}
 }
 
 // mapped is one recognized bundle, its evidence not yet placed under a node.

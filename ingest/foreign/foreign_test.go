@@ -54,6 +54,13 @@ func layouts() []layout {
 			}
 			return append(in, dump(t, dir, tree, false)) // several paths, one tree
 		}},
+		{"antrea-tar.gz", "antctl supportbundle (Antrea, Windows agent)", func(t *testing.T, dir string, tree fs.FS, nodes []string) []string {
+			for _, n := range nodes {
+				tarGz(t, dir, "agent_"+n+".tar.gz", antreaFiles(t, tree, n))
+			}
+			dump(t, dir, tree, false)
+			return []string{dir}
+		}},
 		{"eks-zip", "eks-log-collector.ps1 (EKS)", func(t *testing.T, dir string, tree fs.FS, nodes []string) []string {
 			for i, n := range nodes {
 				zipped(t, dir, "eks_i-0123456789abcdef"+string(rune('0'+i))+"_20261201T210000Z.zip", eksFiles(t, tree, n))

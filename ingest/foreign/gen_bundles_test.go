@@ -16,13 +16,14 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
 )
 
 // files is a bundle's files by path inside it.
 type files map[string][]byte
 
 // hostName is the node's computer name (host.json), or its node name upper-cased.
-func hostName(t *testing.T, tree fs.FS, node string) string {
+func hostName(t testing.TB, tree fs.FS, node string) string {
 	if b, ok := nodeFile(t, tree, node, evidence.FileHost); ok {
 		var h struct{ ComputerName string }
 		if json.Unmarshal(b, &h) == nil && h.ComputerName != "" {
@@ -36,7 +37,7 @@ func hostName(t *testing.T, tree fs.FS, node string) string {
 // the script before 2022-09 (hns.psm1: Get-HnsPolicyList into policy.txt); "2024" is
 // microsoft/SDN since ea43876 run with -HnsSchemaVersion 1 (namespaces.txt,
 // windowsServices.txt, hnsportpoolallocs.txt; v1 JSON).
-func collectlogsFiles(t *testing.T, tree fs.FS, node, layout string) files {
+func collectlogsFiles(t testing.TB, tree fs.FS, node, layout string) files {
 	out := files{}
 	host := hostName(t, tree, node)
 	// The redirection creates the file even when the HNS cmdlets fail (their error goes
@@ -81,7 +82,7 @@ func collectlogsFiles(t *testing.T, tree fs.FS, node, layout string) files {
 // aksFiles writes a node's evidence as collect-windows-logs.ps1 zips it: collectlogs'
 // files (as AgentBaker ships it since 2024-04), the component logs under their C:\k names,
 // the CNI and containerd configs, kubeclusterconfig.json.
-func aksFiles(t *testing.T, tree fs.FS, node string) files {
+func aksFiles(t testing.TB, tree fs.FS, node string) files {
 	out := collectlogsFiles(t, tree, node, "2024")
 	delete(out, "windowsServices.txt") // AgentBaker's copy predates it (29dd8e3, 2024-04)
 	delete(out, "hnsportpoolallocs.txt")
@@ -116,7 +117,7 @@ func aksFiles(t *testing.T, tree fs.FS, node string) files {
 // kubeClusterConfig is AgentBaker's c:\k\kubeclusterconfig.json with the scenario's
 // address plan where the scenario read it from configuration (an inferred lower bound is
 // not what the node was given, so it is left out).
-func kubeClusterConfig(t *testing.T, tree fs.FS) []byte {
+func kubeClusterConfig(t testing.TB, tree fs.FS) []byte {
 	var c struct {
 		ServiceCIDR, ClusterCIDR, KubeDNS string
 		Sources                           map[string]string
@@ -142,7 +143,7 @@ func kubeClusterConfig(t *testing.T, tree fs.FS) []byte {
 }
 
 // eksFiles writes a node's evidence as eks-log-collector.ps1 zips it (system/...).
-func eksFiles(t *testing.T, tree fs.FS, node string) files {
+func eksFiles(t testing.TB, tree fs.FS, node string) files {
 	out := files{}
 	host := hostName(t, tree, node)
 	out["system/sysinfo"] = ps51(fmt.Sprintf("\nHost Name:                 %s\nOS Name:                   Microsoft Windows Server 2019 Datacenter\nOS Version:                10.0.17763 N/A Build 17763\n", host))
@@ -198,10 +199,42 @@ func eventCSV(log, host string) []byte {
 	return []byte(b.String())
 }
 
+// antreaFiles writes a node's evidence as Antrea's Windows agent support bundle holds
+// it: powershell's console output of each command, as it came.
+func antreaFiles(t testing.TB, tree fs.FS, node string) files {
+	out := files{"agentinfo": []byte("apiVersion: crd.antrea.io/v1beta1\nkind: AntreaAgentInfo\nmetadata:\n  name: " + node +
+		"\nnodeRef:\n  kind: Node\n  name: " + node + "\nversion: v2.4.0\n")}
+	for src, dst := range map[string]string{evidence.FileHNSNetworks: "HNSNetwork", evidence.FileHNSEndpoints: "HNSEndpoint"} {
+		// A command that fails makes the dumper return its error: no file.
+		if b, ok := nodeFile(t, tree, node, src); ok {
+			recs, err := paste.RecordsFromJSON(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[dst] = []byte(paste.FormatList(recs, 0, paste.WordWrap, 0))
+		}
+	}
+	var addrs []addr
+	if b, ok := nodeFile(t, tree, node, evidence.FileIPAddresses); ok {
+		addrs = addresses(t, b)
+	}
+	out["ipconfig"] = []byte(ipconfig(hostName(t, tree, node), addrs))
+	out["routes"] = []byte(routePrint(nil, addrs))
+	if b, ok := nodeFile(t, tree, node, evidence.FileRoutes); ok {
+		out["routes"] = []byte(routePrint(routes(t, b), addrs))
+	}
+	if b, ok := nodeFile(t, tree, node, evidence.FileKubeletLog); ok {
+		out["logs/kubelet/kubelet.exe."+hostName(t, tree, node)+".SYSTEM.log.INFO.20261201-210000.4242"] = b
+	}
+	out["network-adapters"] = []byte("\nName      InterfaceDescription\n")
+	out["flows"], out["ovsports"] = []byte(""), []byte("")
+	return out
+}
+
 // dumpFiles writes the scenario's cluster side as `kubectl cluster-info dump -A
 // --output-directory` does: nodes.json and per namespace events, services, daemonsets
 // and pods (the other kinds and the pod logs as empty lists and files).
-func dumpFiles(t *testing.T, tree fs.FS) files {
+func dumpFiles(t testing.TB, tree fs.FS) files {
 	out := files{}
 	if b, err := fs.ReadFile(tree, evidence.PathNodes); err == nil {
 		out["nodes.json"] = relist(t, b, "NodeList", "")
@@ -233,7 +266,7 @@ func dumpFiles(t *testing.T, tree fs.FS) files {
 	return out
 }
 
-func namespaces(t *testing.T, b []byte) []string {
+func namespaces(t testing.TB, b []byte) []string {
 	var l struct {
 		Items []struct{ Metadata struct{ Namespace string } }
 	}
@@ -250,7 +283,7 @@ func namespaces(t *testing.T, b []byte) []string {
 }
 
 // relist keeps a list's items of one namespace ("" all) as kubectl prints the list.
-func relist(t *testing.T, b []byte, kind, ns string) []byte {
+func relist(t testing.TB, b []byte, kind, ns string) []byte {
 	var l struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -286,7 +319,7 @@ func relist(t *testing.T, b []byte, kind, ns string) []byte {
 
 // dumpStdout is the same dump printed to stdout: the lists one after another in
 // kubectl's order, each pod's (empty) logs between START and END lines.
-func dumpStdout(t *testing.T, tree fs.FS) []byte {
+func dumpStdout(t testing.TB, tree fs.FS) []byte {
 	d := dumpFiles(t, tree)
 	var b bytes.Buffer
 	b.Write(d["nodes.json"])
@@ -309,7 +342,7 @@ func dumpStdout(t *testing.T, tree fs.FS) []byte {
 
 // zipped packs files as Windows PowerShell 5.1's Compress-Archive does: backslashes
 // between folders.
-func zipped(t *testing.T, dir, name string, fs files) string {
+func zipped(t testing.TB, dir, name string, fs files) string {
 	p := filepath.Join(dir, name)
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
@@ -329,7 +362,7 @@ func zipped(t *testing.T, dir, name string, fs files) string {
 	return p
 }
 
-func tarGz(t *testing.T, dir, name string, fs files) string {
+func tarGz(t testing.TB, dir, name string, fs files) string {
 	p := filepath.Join(dir, name)
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -350,7 +383,7 @@ func tarGz(t *testing.T, dir, name string, fs files) string {
 	return p
 }
 
-func folder(t *testing.T, dir string, fs files) string {
+func folder(t testing.TB, dir string, fs files) string {
 	for n, b := range fs {
 		p := filepath.Join(dir, filepath.FromSlash(n))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {

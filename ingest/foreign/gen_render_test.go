@@ -36,7 +36,7 @@ func ps51(s string) []byte {
 
 // nodeFile reads a scenario's node file as UTF-8, ok false when absent or when the
 // sweep recorded that it failed (a .err companion).
-func nodeFile(t *testing.T, tree fs.FS, node, name string) ([]byte, bool) {
+func nodeFile(t testing.TB, tree fs.FS, node, name string) ([]byte, bool) {
 	t.Helper()
 	p := evidence.NodeFile(node, name)
 	b, err := fs.ReadFile(tree, p)
@@ -53,7 +53,7 @@ func nodeFile(t *testing.T, tree fs.FS, node, name string) ([]byte, bool) {
 	return u, true
 }
 
-func items(t *testing.T, name string, b []byte) []map[string]any {
+func items(t testing.TB, name string, b []byte) []map[string]any {
 	t.Helper()
 	raws, err := decode.Values(name, b)
 	if err != nil {
@@ -128,7 +128,7 @@ type addr struct {
 	Index  int
 }
 
-func addresses(t *testing.T, b []byte) []addr {
+func addresses(t testing.TB, b []byte) []addr {
 	var out []addr
 	for _, m := range items(t, evidence.FileIPAddresses, b) {
 		pl, _ := strconv.Atoi(str(m["PrefixLength"]))
@@ -191,7 +191,7 @@ type route struct {
 	Index, Metric int
 }
 
-func routes(t *testing.T, b []byte) []route {
+func routes(t testing.TB, b []byte) []route {
 	var out []route
 	for _, m := range items(t, evidence.FileRoutes, b) {
 		ix, _ := strconv.Atoi(str(m["ifIndex"]))
@@ -239,7 +239,7 @@ func netRouteTable(rs []route) string {
 
 type service struct{ Name, State, StartMode, PathName, PID string }
 
-func services(t *testing.T, b []byte) []service {
+func services(t testing.TB, b []byte) []service {
 	var out []service
 	for _, m := range items(t, evidence.FileServices, b) {
 		out = append(out, service{str(m["Name"]), str(m["State"]), str(m["StartMode"]), str(m["PathName"]), str(m["ProcessId"])})
