@@ -91,8 +91,15 @@ func readCollectlogs(m *mapper) {
 		parts := splitOutputs(t, regexp.MustCompile(`(?m)^ifIndex\s+DestinationPrefix`))
 		m.pasteParts("routes.txt", parts, []string{"route print", "Get-NetRoute -IncludeAllCompartments"})
 	}
-	m.paste(pasted{rel: "scqueryex.txt"},
-		pasted{rel: "windowsServices.txt", command: "Get-Service hns, vfpext, kubeproxy, tcpip, kubelet, containerd, docker"})
+	// `sc.exe queryex` lists running services only: alone it cannot tell a stopped
+	// kubelet from a missing one. Since 2024-07 windowsServices.txt lists the node's
+	// services of interest whatever their state, and the two merge.
+	if _, ok := m.files["windowsServices.txt"]; ok {
+		m.paste(pasted{rel: "scqueryex.txt"},
+			pasted{rel: "windowsServices.txt", command: "Get-Service hns, vfpext, kubeproxy, tcpip, kubelet, containerd, docker"})
+	} else {
+		m.known("scqueryex.txt", "sc.exe queryex lists running services only (a stopped kubelet would look missing) and this version has no windowsServices.txt: services.json is not written")
+	}
 	m.known("winver.txt", "[Environment]::OSVersion gives the build without its update revision (UBR), and host.json needs both (and the computer name and boot time): not enough for host.json")
 	collectlogsIdentity(m)
 }
