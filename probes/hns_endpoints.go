@@ -170,17 +170,23 @@ func (c C) sourceVIPHidden() bool {
 	if v, _ := c.sourceVIP(); v != "" {
 		return false
 	}
-	if ps, ok := optional(c, evidence.Processes()); ok {
+	ps, psOK := optional(c, evidence.Processes())
+	if psOK {
 		if _, ok := decode.FindProcess(ps, "kube-proxy.exe"); ok {
 			return false
 		}
 	}
+	// Without a process list (another collector's bundle), a service list that does not
+	// show kube-proxy's command line cannot tell its source VIP either.
 	ss, ok := optional(c, evidence.Services())
 	if !ok {
-		return false
+		return !psOK
 	}
 	s, ok := decode.FindService(ss, "kube-proxy", "kubeproxy")
-	return ok && s.AppParameters == "" && len(s.AppEnvironmentExtra) == 0 && s.PathName == ""
+	if !ok {
+		return !psOK
+	}
+	return s.AppParameters == "" && len(s.AppEnvironmentExtra) == 0 && s.PathName == ""
 }
 
 // sourceVIP is kube-proxy's --source-vip flag (on its command line, or in the nssm

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
@@ -88,10 +89,51 @@ func (c C) plan() (netPlan, bool) {
 		}
 		return netPlan{strings.ToLower(cni.Name), configKind(cni), c.Path(evidence.CNIConfig())}, true
 	}
-	if name, src := c.kubeProxyNetwork(); name != "" {
+	// Without a CNI config (another collector's bundle seldom has one): the network
+	// kube-proxy is told to use where HNS has it, else the network HNS gave this node's
+	// podCIDR (what the CNI made), else kube-proxy's name alone.
+	nets, haveNets := optional(c, evidence.HNSNetworks())
+	name, src := c.kubeProxyNetwork()
+	if n, found := decode.FindNetwork(nets, name); name != "" && haveNets && found {
+		return netPlan{strings.ToLower(name), hnsKind(n), src}, true
+	}
+	if n, ok := c.podCIDRNetwork(nets); ok {
+		return netPlan{strings.ToLower(string(n.Name)), hnsKind(n), c.Path(evidence.HNSNetworks())}, true
+	}
+	if name != "" {
 		return netPlan{strings.ToLower(name), "", src}, true
 	}
 	return netPlan{}, false
+}
+
+// hnsKind is an HNS network's type as a plan's kind ("" for the others).
+func hnsKind(n decode.HNSNetwork) string {
+	if k := n.Kind(); k == "overlay" || k == "l2bridge" {
+		return k
+	}
+	return ""
+}
+
+// podCIDRNetwork is the one HNS network whose subnet is the node's podCIDR.
+func (c C) podCIDRNetwork(nets []decode.HNSNetwork) (decode.HNSNetwork, bool) {
+	nodes, err := evidence.Get(c.ev, "", evidence.Nodes())
+	if err != nil || len(nets) == 0 {
+		return decode.HNSNetwork{}, false
+	}
+	self, err := decode.FindNode(nodes, c.node)
+	if err != nil || self.Spec.PodCIDR == "" {
+		return decode.HNSNetwork{}, false
+	}
+	var match []decode.HNSNetwork
+	for _, n := range nets {
+		if slices.Contains(n.Prefixes(), self.Spec.PodCIDR) {
+			match = append(match, n)
+		}
+	}
+	if len(match) != 1 {
+		return decode.HNSNetwork{}, false
+	}
+	return match[0], true
 }
 
 // kubeProxyNetwork finds the network name kube-proxy is told to use: --network-name on its

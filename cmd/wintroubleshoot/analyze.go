@@ -10,7 +10,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
-	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 	"github.com/wintroubleshoot/wintroubleshoot/redact"
@@ -54,7 +53,7 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 	if err != nil {
 		return err
 	}
-	ev, source, closer, err := bundle.OpenEvidence(ctx, path)
+	ev, source, closer, fi, err := openEvidence(ctx, streams, red, path, nodes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted()
@@ -79,6 +78,7 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
+	fi.explain(findings)
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: source}
 	return printFindings(ctx, streams, format, failOn, meta, findings, engine.ReaderOf(ev), out, red)
 }

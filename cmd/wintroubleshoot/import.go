@@ -80,6 +80,9 @@ func runImport(ctx context.Context, streams genericiooptions.IOStreams, args []s
 	if err != nil {
 		return err
 	}
+	if done, err := importForeign(ctx, streams, args, o, red); done {
+		return err
+	}
 	var inputs []importer.Input
 	for _, a := range args {
 		b, err := readPaste(streams.In, a)
