@@ -23,6 +23,7 @@ const (
 	LayoutRKE2        = "rke2-calico"                 // RKE2 agent: the rke2 service runs containerd, kubelet, kube-proxy; Calico VXLAN
 	LayoutEKS         = "eks-vpc-cni"                 // EKS Windows AMI, VPC CNI (vpc-shared-eni), kubelet/kube-proxy services
 	LayoutWMCO        = "openshift-wmco-ovn"          // OpenShift WMCO, OVN-Kubernetes hybrid overlay, services from C:\k
+	LayoutAKSOverlay  = "aks-azure-cni-overlay"       // AKS, Azure CNI Overlay (pod CIDR /24 per node, Azure CNS)
 )
 
 // Layout facts the probes share: what a healthy node of each common layout looks like
@@ -155,7 +156,7 @@ func aksKubeNetwork(s decode.Service) string {
 // them declares.
 func allLayouts() []string {
 	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN, LayoutCalicoBGP, LayoutAntrea, LayoutRKE2, LayoutEKS,
-		LayoutWMCO}
+		LayoutWMCO, LayoutAKSOverlay}
 }
 
 // layoutsExcept is every layout but the named ones: those whose healthy node the probe
