@@ -24,6 +24,7 @@ const (
 	LayoutEKS         = "eks-vpc-cni"                 // EKS Windows AMI, VPC CNI (vpc-shared-eni), kubelet/kube-proxy services
 	LayoutWMCO        = "openshift-wmco-ovn"          // OpenShift WMCO, OVN-Kubernetes hybrid overlay, services from C:\k
 	LayoutAKSOverlay  = "aks-azure-cni-overlay"       // AKS, Azure CNI Overlay (pod CIDR /24 per node, Azure CNS)
+	LayoutEKSBridge   = "eks-containerd17-vpc-bridge" // EKS on containerd 1.7, VPC CNI vpc-bridge
 )
 
 // Layout facts the probes share: what a healthy node of each common layout looks like
@@ -156,7 +157,7 @@ func aksKubeNetwork(s decode.Service) string {
 // them declares.
 func allLayouts() []string {
 	return []string{LayoutHardWay, LayoutAnthos, LayoutKubeadmHPC, LayoutAKS, LayoutCalicoVXLAN, LayoutCalicoBGP, LayoutAntrea, LayoutRKE2, LayoutEKS,
-		LayoutWMCO, LayoutAKSOverlay}
+		LayoutWMCO, LayoutAKSOverlay, LayoutEKSBridge}
 }
 
 // layoutsExcept is every layout but the named ones: those whose healthy node the probe
