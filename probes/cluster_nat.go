@@ -68,7 +68,10 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	// Calico's conflist lists only the service CIDR (cni-plugin/pkg/install/
 	// install_windows.go, "ExceptionList": [__KUBERNETES_SERVICE_CIDRS__]): the plugin
 	// itself keeps traffic to its IP pools unNATed when the pool has natOutgoing.
-	if isCalico(cni) {
+	// WMCO writes the hybrid overlay's config the same way (pkg/nodeconfig/payload/
+	// payload.go network-conf.ps1: "exceptionList": ["SERVICE_NETWORK_CIDR"]): OVN's
+	// hybrid overlay carries pod-to-pod traffic without NAT itself.
+	if isCalico(cni) || c.hybridOverlay() {
 		required = required[1:2]
 	}
 	// Azure CNI (azure-vnet) gives pods addresses of the node's VNet subnet, and AgentBaker
@@ -76,6 +79,9 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	// subnet) and the VNet's address spaces, never the service CIDR: Service VIPs are
 	// rewritten to pod IPs by kube-proxy's load balancers before OutBoundNAT applies, and
 	// the whole VNet is reachable without NAT by design.
+	// With Azure CNI Overlay Set-AzureCNIConfig lists the cluster CIDR alone
+	// ($IsAzureCNIOverlayEnabled skips the VNet CIDRs): pods leave the node SNATed to its
+	// address for anything outside the overlay pod CIDR. No entry then holds the node.
 	azure := isAzureCNI(cni)
 	if azure {
 		required = []struct {
@@ -83,6 +89,9 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 			r    addrRange
 			bad  Status
 		}{{"node subnet (Azure CNI's pod subnet)", mgmt, Fail}}
+		if c.azureOverlay(entries, clusterR) {
+			required[0].what, required[0].r = "cluster CIDR (Azure CNI Overlay's pod CIDR)", clusterR
+		}
 	}
 	before := len(v.problems)
 	var unknown []string
@@ -183,4 +192,30 @@ func coveredBy(entries []netip.Prefix, r netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// azureOverlay: an Azure CNI config is Azure CNI Overlay's when none of its ExceptionList
+// entries holds the node's own address (the VNet, which holds the node, is listed only
+// without overlay: Azure/AgentBaker azurecnifunc.ps1 Set-AzureCNIConfig) and the pod
+// range is not the node's subnet: the node has a podCIDR of the overlay pod CIDR, or the
+// list covers the cluster CIDR, which then lies outside the node's subnet. An Azure CNI
+// list that merely lost its VNet entries has neither.
+func (c C) azureOverlay(entries []netip.Prefix, cluster addrRange) bool {
+	_, self, bad := c.clusterNodes()
+	if bad != nil || len(entries) == 0 {
+		return false
+	}
+	if self.Spec.PodCIDR == "" && (!cluster.known() || !coveredBy(entries, cluster.prefix)) {
+		return false
+	}
+	ip, err := netip.ParseAddr(decode.NodeAddress(self, "InternalIP"))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Contains(ip) {
+			return false
+		}
+	}
+	return true
 }

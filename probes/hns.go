@@ -55,9 +55,14 @@ func (hnsNetwork) Check(c C) Finding {
 			With("Calico's IPAM hands nodes /26 blocks of its IP pools and ignores spec.podCIDR (ipam calico-ipam); check the blocks with calicoctl ipam show --show-blocks")
 	}
 	if podCIDR == "" {
-		if why, ok := cidrsByDesign(nodes, self); ok && len(problems) == 0 {
-			return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; pods take addresses from the node's subnet, not a podCIDR", net.Name, net.Type), cites...).
-				With(why, "subnet: "+strings.Join(net.Prefixes(), ", "))
+		if d, ok := c.subnetByDesign(nodes, self); ok && len(problems) == 0 {
+			if d.subnet != "" && !subnetMatches(net, d.subnet) {
+				return c.Fail(fmt.Sprintf("HNS network %s does not match the node's pod subnet %s", net.Name, d.subnet), append(cites, d.source)...).
+					With(d.why, fmt.Sprintf("subnet: expected %s, actual %s", d.subnet, strings.Join(net.Prefixes(), ", ")),
+						"the network was created for another subnet: restart the hybrid-overlay-node service, which recreates it from the annotation")
+			}
+			return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; pods take addresses from the layout's own subnet, not a podCIDR", net.Name, net.Type), append(cites, d.source)...).
+				With(d.why, "subnet: "+strings.Join(net.Prefixes(), ", "))
 		}
 		return c.Warn(fmt.Sprintf("network %s exists but node %s has no podCIDR to compare its subnet with", net.Name, c.node), cites...).
 			With("see NODE-PODCIDR")

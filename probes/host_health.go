@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/Microsoft/hcsshim/osversion"
@@ -11,46 +12,17 @@ import (
 )
 
 // knownBadBuilds (HOST-KNOWN-BUILD): the host's cumulative update is not one reported to
-// break container networking or HNS. The table holds only entries whose build numbers
-// the sources state; a build outside it passes ("not known bad"), not "known good".
+// break container networking or HNS. The table (known_bad_updates.go) holds only entries
+// whose build numbers the sources state; a build outside it passes ("not known bad"), not
+// "known good". Inside a range the verdict follows the layouts the reports name: a fail
+// where the node's CNI is one of them, a warn elsewhere (the regression is real, but not
+// reported with this layout, so the evidence does not say this node is broken).
 type knownBadBuilds struct{}
-
-// badBuild is a range of update build revisions (UBR) of one Windows build that a
-// source reports broken, and the first revision that fixes it.
-type badBuild struct {
-	build        uint16
-	from, before int64 // UBR range [from, before)
-	status       Status
-	what         string
-	fixed        string // the update to move to
-	sources      []string
-}
-
-// badBuildTable is the sourced table. Each row's numbers come from the sources it cites,
-// and a row needs a confirmed regression: a single unconfirmed report (calico#8529 on
-// 20348.2322 to 2582) would warn on every node of those months, which is crying wolf.
-//
-// Searched and left out, for want of numbers or of Kubernetes (issue threads of
-// microsoft/Windows-Containers, projectcalico/calico, kubernetes/kubernetes, Azure/AKS,
-// moby): Windows-Containers#61 (WS2019's August "8C" and September "9B" 2020 updates drop
-// the DECAP_IN VFP layer when HNS restarts, fixed "in the cumulative update released in
-// the 3rd week of October": no build numbers stated); moby/moby#40998 (WS2019
-// KB4550969, 17763.1192, breaks Docker Swarm's routing mesh, not Kubernetes, and no
-// fixing build given); Windows-Containers#616 (WS2025 HNS ACL policies, still open) and
-// #140 (WS2025 26100.2605 NAT networks with docker-compose, no fixing build).
-func badBuildTable() []badBuild {
-	return []badBuild{
-		{build: 20348, from: 2582, before: 2762, status: Fail,
-			what:  "Windows Server 2022 July 2024 update KB5040437 (20348.2582) and later ones until October 2024: pod networking breaks (no external reach, pods unreachable from pods and Services), seen with Calico VXLAN and on AKS",
-			fixed: "KB5044281 (October 8, 2024, OS build 20348.2762), whose notes list \"Fixed: Container networking on Kubernetes might not work as you expect\"",
-			sources: []string{"microsoft/Windows-Containers#516", "projectcalico/calico#8529 (comment of 2024-10-16 quoting KB5044281)",
-				"projectcalico/calico#9019"}},
-	}
-}
 
 func (knownBadBuilds) Spec() Spec {
 	return Spec{ID: "HOST-KNOWN-BUILD", Title: "the host's cumulative update is not one reported to break container networking",
-		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host()}}
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(),
+			evidence.HNSNetworks()}}
 }
 
 func (knownBadBuilds) Check(c C) Finding {
@@ -59,23 +31,56 @@ func (knownBadBuilds) Check(c C) Finding {
 		return *bad
 	}
 	ubr := int64(host.UBR)
-	for _, b := range badBuildTable() {
-		if b.build != build || ubr < b.from || ubr >= b.before {
+	for _, b := range knownBadUpdates() {
+		if b.Build != build || ubr < b.FirstUBR || ubr > b.LastUBR {
 			continue
 		}
-		return c.Judge(b.status, fmt.Sprintf("build %s is in a range reported to break container networking", host.Version()), p).
-			With("reported: "+b.what, "fixed by: "+b.fixed).
-			With(prefixAll("source: ", b.sources)...).
-			WithFix(&Fix{ID: "update-host", Title: "Install the fixing cumulative update (drain, update, restart)", Kind: Manual,
-				Verify: c.id, Disruptive: true, Impact: "the node's pods are evicted and the node restarts",
-				Commands: []string{
-					"kubectl drain " + c.node + " --ignore-daemonsets --delete-emptydir-data",
-					"install " + b.fixed + " or a later cumulative update, then Restart-Computer   # on the node",
-					"kubectl uncordon " + c.node,
-				},
-				Notes: []string{"until then, uninstalling the breaking update restores networking (microsoft/Windows-Containers#516)"}})
+		layout, src, named := c.reportedLayout(b)
+		status, summary := Fail, fmt.Sprintf("build %s is in a range reported to break container networking", host.Version())
+		if !named {
+			status = Warn
+			summary = fmt.Sprintf("build %s is in a range reported with %s; not reported with %s", host.Version(), strings.Join(b.Layouts, " and "), layout)
+		}
+		f := c.Judge(status, summary, p, src).
+			With("reported: "+b.What, fmt.Sprintf("affected: %s (%d.%d) to %d.%d", b.KB, b.Build, b.FirstUBR, b.Build, b.LastUBR),
+				fmt.Sprintf("fixed by: %s (%d.%d)%s", b.FixKB, b.Build, b.FixUBR, b.FixNote)).
+			With(prefixAll("source: ", b.Sources)...)
+		if !named {
+			f = f.With("the reports name " + strings.Join(b.Layouts, " and ") + " only: on this node's layout the update is not known to break networking; install the fix at the next patch window")
+		}
+		return f.WithFix(updateHostFix(c, b))
 	}
 	return c.Pass(fmt.Sprintf("build %s is not in the table of updates known to break container networking", host.Version()), p)
+}
+
+// reportedLayout names the node's layout and says whether the reports of b name it.
+func (c C) reportedLayout(b knownBadUpdate) (layout, source string, named bool) {
+	src, calico := c.calicoNode()
+	if calico {
+		return "Calico", src, slices.Contains(b.Layouts, "Calico")
+	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok {
+		name := cni.Type
+		if cni.Delegate != "" {
+			name += " (" + cni.Delegate + ")"
+		}
+		return name, c.Path(evidence.CNIConfig()), false
+	}
+	if name, src := c.kubeProxyNetwork(); name != "" {
+		return "the network " + name, src, false
+	}
+	return "this node's CNI (not in the evidence)", "", false
+}
+
+func updateHostFix(c C, b knownBadUpdate) *Fix {
+	return &Fix{ID: "update-host", Title: "Install the fixing cumulative update (drain, update, restart)", Kind: Manual,
+		Verify: c.id, Disruptive: true, Impact: "the node's pods are evicted and the node restarts",
+		Commands: []string{
+			"kubectl drain " + c.node + " --ignore-daemonsets --delete-emptydir-data",
+			fmt.Sprintf("install %s (%d.%d) or a later cumulative update, then Restart-Computer   # on the node", b.FixKB, b.Build, b.FixUBR),
+			"kubectl uncordon " + c.node,
+		},
+		Notes: []string{"until then, uninstalling the breaking update restores networking (microsoft/Windows-Containers#516)"}}
 }
 
 // hostPrereq (HOST-PREREQ): the host can run Kubernetes' Windows containers at all

@@ -12,7 +12,7 @@ import (
 type kubeProxyNetwork struct{}
 
 func (kubeProxyNetwork) Spec() Spec {
-	return Spec{ID: "HNS-KPROXY-NET", Layouts: layoutsExcept(LayoutAntrea, LayoutEKS), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
+	return Spec{ID: "HNS-KPROXY-NET", Layouts: layoutsExcept(LayoutAntrea, LayoutEKS, LayoutWMCO, LayoutEKSBridge), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
 		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig(),
 			evidence.Nodes()}} // the podCIDR, for the network plan without a CNI config (netplan.go)
 }

@@ -31,7 +31,7 @@ type kubeletResolv struct{}
 const hostResolvSince = 27
 
 func (kubeletResolv) Spec() Spec {
-	return Spec{ID: "KUBELET-RESOLV", Layouts: allLayouts(), Title: `kubelet resolvConf is "" (or "Host"), not a file Windows lacks`, FM: []string{"FM-24"},
+	return Spec{ID: "KUBELET-RESOLV", Layouts: layoutsExcept(LayoutWMCO), Title: `kubelet resolvConf is "" (or "Host"), not a file Windows lacks`, FM: []string{"FM-24"},
 		Reads: []evidence.Ref{evidence.Processes(), evidence.Services(), evidence.KubeletConfig(), evidence.Nodes(), evidence.Pods(),
 			evidence.KubeletLog(), evidence.Events()}}
 }
@@ -40,6 +40,11 @@ func (kubeletResolv) Spec() Spec {
 type resolvSetting struct {
 	value, source string
 	defaulted     bool // no flag and no config value: the kubelet's default applies
+	// configFile is the kubelet's --config file when the sweep did not collect it: then
+	// its resolvConf is unknown, not the default (kubeadm writes resolvConf: "" into the
+	// Windows kubelet's config, cmd/kubeadm/app/componentconfigs/kubelet_windows.go;
+	// WMCO writes resolvConf "" into C:\k\kubelet.conf, pkg/nodeconfig/nodeconfig.go).
+	configFile string
 }
 
 // kubeletResolvConf: the command line (live process, else the service definition)
@@ -61,6 +66,13 @@ func (c C) kubeletResolvConf() (resolvSetting, bool) {
 		if v, ok := decode.CommandFlags(s.PathName + " " + s.AppParameters)["resolv-conf"]; ok {
 			return resolvSetting{value: v, source: c.Path(evidence.Services()) + " (kubelet service --resolv-conf)"}, true
 		}
+	}
+	cmdline := string(p.CommandLine)
+	if !haveProc {
+		cmdline = s.PathName + " " + s.AppParameters
+	}
+	if file := decode.CommandFlags(cmdline)["config"]; file != "" && (!haveCfg || !sweptKubeletConfig(file)) {
+		return resolvSetting{configFile: file, source: "kubelet --config=" + file}, true
 	}
 	if haveCfg && cfg.ResolvConf != nil {
 		return resolvSetting{value: *cfg.ResolvConf, source: c.Path(evidence.KubeletConfig()) + " (resolvConf)"}, true
@@ -85,6 +97,15 @@ func (kubeletResolv) Check(c C) Finding {
 	minor, version := c.kubeletMinor()
 	ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
 	lines, logPaths := logSupport(c.id, ms)
+	if set.configFile != "" && len(lines) > 0 {
+		return c.Fail("the kubelet cannot read the resolvConf its --config file "+set.configFile+" names: pod sandboxes fail", append([]string{c.Path(evidence.Processes())}, logPaths...)...).
+			With(lines...).WithFix(resolvFix(c.id, set))
+	}
+	if set.configFile != "" {
+		return c.Skip("the kubelet reads resolvConf from its --config file "+set.configFile+", which the sweep did not collect: its value is unknown, not the default",
+			c.Path(evidence.Processes()), c.Path(evidence.KubeletConfig())).With(
+			"collect it: Get-Content -Raw '" + set.configFile + "' (expect resolvConf: \"\", as kubeadm and OpenShift's WMCO write it), or add --resolv-conf=\"\" to the kubelet's flags")
+	}
 	switch {
 	case set.value == "":
 		return c.Pass(`resolvConf is "" (`+set.source+`): pods get the cluster DNS and the kubelet reads no host file`, cite)
@@ -159,4 +180,19 @@ func resolvFix(verify string, set resolvSetting) *Fix {
 			"Restart-Service kubelet",
 		},
 		Notes: []string{"pods stuck in ContainerCreating with FailedCreatePodSandBox start once the kubelet retries their sandboxes"}}
+}
+
+// sweptKubeletConfig says whether a kubelet --config path is one the kubelet-config.json
+// snippet reads (collect/scripts: C:\var\lib\kubelet\config.yaml, C:\k\kubelet-config.yaml,
+// C:\etc\kubernetes\kubelet-config.yaml); a Unix-style path is on the kubelet's drive.
+func sweptKubeletConfig(file string) bool {
+	f := strings.ToLower(strings.ReplaceAll(strings.Trim(file, `"'`), "/", `\`))
+	if strings.HasPrefix(f, `\`) {
+		f = `c:` + f
+	}
+	switch f {
+	case `c:\var\lib\kubelet\config.yaml`, `c:\k\kubelet-config.yaml`, `c:\etc\kubernetes\kubelet-config.yaml`:
+		return true
+	}
+	return false
 }

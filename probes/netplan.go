@@ -74,9 +74,11 @@ func (c C) plan() (netPlan, bool) {
 			// the conflist is named "antrea"; the network antrea-agent creates is not
 			return netPlan{antreaNetwork, "transparent", c.Path(evidence.CNIConfig())}, true
 		}
-		if strings.EqualFold(cni.Type, "vpc-shared-eni") {
+		if isVPCCNI(cni) {
 			// aws/amazon-vpc-cni-plugins names its network "<conf name>br<ENI MAC without
-			// colons>" (vpcbr0a3f915c2eb7), L2Bridge on the ENI's subnet.
+			// colons>" (vpcbr0a3f915c2eb7), L2Bridge on the ENI's subnet; the
+			// containerd-era bootstrap's vpc-bridge creates the same "vpcbr<MAC>"
+			// (ConfigureHNS, Type L2Bridge) and sets KUBE_NETWORK to it.
 			name := strings.ToLower(cni.Name) + "br"
 			if nets, ok := optional(c, evidence.HNSNetworks()); ok {
 				for _, n := range nets {

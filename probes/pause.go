@@ -88,7 +88,7 @@ const sdnPause = "kubeletwin/pause"
 type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
-	return Spec{ID: "IMG-PAUSE", Layouts: allLayouts(), Title: "pause (sandbox) image present, with wincat for port-forward", FM: []string{"FM-03", "FM-25"},
+	return Spec{ID: "IMG-PAUSE", Layouts: layoutsExcept(LayoutWMCO), Title: "pause (sandbox) image present, with wincat for port-forward", FM: []string{"FM-03", "FM-25"},
 		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods(), evidence.Nodes(),
 			evidence.KubeletLog(), evidence.LogRuntime(), evidence.Events()}}
 }
@@ -96,6 +96,10 @@ func (pauseImage) Spec() Spec {
 func (pauseImage) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
+		if file, ok := c.runtimeConfigElsewhere(); ok {
+			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes()), c.Path(evidence.ContainerdConfig())).
+				With("collect it: Get-Content -Raw '" + file + "' (sandbox_image, or pinned_images.sandbox in a version 3 config)")
+		}
 		return c.Skip("no sandbox image configured explicitly (no containerd sandbox_image, no kubelet --pod-infra-container-image)")
 	}
 	imgs, imgPath, bad := need(c, evidence.Images())
@@ -263,7 +267,7 @@ func multiArchFix(verify string, sb sandbox) *Fix {
 type pauseBuild struct{}
 
 func (pauseBuild) Spec() Spec {
-	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: allLayouts(), Title: "pause image build matches the host", FM: []string{"FM-04"},
+	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: layoutsExcept(LayoutWMCO), Title: "pause image build matches the host", FM: []string{"FM-04"},
 		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(),
 			evidence.KubeletLog(), evidence.Events(), evidence.Nodes()}}
 }
@@ -271,6 +275,9 @@ func (pauseBuild) Spec() Spec {
 func (pauseBuild) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
+		if file, ok := c.runtimeConfigElsewhere(); ok {
+			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes()), c.Path(evidence.ContainerdConfig()))
+		}
 		return c.Skip("no sandbox image configured explicitly")
 	}
 	imgs, imgPath, bad := need(c, evidence.Images())
@@ -301,4 +308,29 @@ func (pauseBuild) Check(c C) Finding {
 	ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
 	lines, paths := logSupport(c.id, ms)
 	return f.With(lines...).Citing(paths...)
+}
+
+// runtimeConfigElsewhere is the config file containerd runs with (--config or -c on its
+// command line) when it is not the one the sweep reads ($env:ProgramFiles\containerd\
+// config.toml) and containerd-config.toml is missing: WMCO's
+// C:\k\containerd\containerd_conf.toml (pkg/services/services.go), rke2's
+// agent\etc\containerd\config.toml. Its settings are then unknown, not absent.
+func (c C) runtimeConfigElsewhere() (string, bool) {
+	if _, ok := optional(c, evidence.ContainerdConfig()); ok {
+		return "", false
+	}
+	procs, _ := optional(c, evidence.Processes())
+	p, ok := decode.FindProcess(procs, "containerd")
+	if !ok {
+		return "", false
+	}
+	flags := decode.CommandFlags(string(p.CommandLine))
+	file := flags["config"]
+	if file == "" {
+		file = flags["c"]
+	}
+	if file == "" || strings.EqualFold(file, `C:\Program Files\containerd\config.toml`) {
+		return "", false
+	}
+	return file, true
 }

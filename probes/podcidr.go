@@ -15,8 +15,9 @@ import (
 type podCIDR struct{}
 
 func (podCIDR) Spec() Spec {
-	return Spec{ID: "NODE-PODCIDR", Layouts: layoutsExcept(LayoutAKS, LayoutEKS), Title: "node has its own podCIDR", FM: []string{"FM-01"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices()}}
+	return Spec{ID: "NODE-PODCIDR", Layouts: allLayouts(), Title: "node has its own podCIDR, or its layout's own pod subnet", FM: []string{"FM-01"},
+		Reads: []evidence.Ref{evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.CNIConfig(),
+			evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.HNSNetworks(), evidence.Pods()}}
 }
 
 func (podCIDR) Check(c C) Finding {
@@ -27,8 +28,15 @@ func (podCIDR) Check(c C) Finding {
 	src := evidence.PathNodes
 	cidr := self.Spec.PodCIDR
 	if cidr == "" {
-		if why, ok := cidrsByDesign(nodes, self); ok {
-			return c.Skip("no podCIDR, by design of this cluster's CNI", src).With(why)
+		if d, ok := c.subnetByDesign(nodes, self); ok {
+			if !d.decided {
+				return c.Skip("no podCIDR, by design of this cluster's CNI", src).With(d.why)
+			}
+			f := c.Pass("no podCIDR, by design of the node's CNI: it has its own pod subnet source", src, d.source).With(d.why)
+			if d.subnet != "" {
+				f = f.With("the node's pod subnet: " + d.subnet)
+			}
+			return f
 		}
 		return c.Fail("node spec.podCIDR is empty", src).
 			With("cause: kube-controller-manager runs without --allocate-node-cidrs=true (typical of hand-built clusters), so the node IPAM controller never assigns one",

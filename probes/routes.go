@@ -49,6 +49,15 @@ func (routes) Check(c C) Finding {
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
 	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && (isAzureCNI(cni) || isVPCCNI(cni)) {
+		// Azure CNI gives pods VNet addresses the VNet routes; Azure CNI Overlay's pod
+		// CIDRs are routed by Azure's network between the nodes ("Pod and node traffic
+		// within the cluster use an Overlay network", learn.microsoft.com AKS
+		// concepts-network-azure-cni-overlay); the VPC CNI's pods have ENI addresses of
+		// the VPC. None needs host routes to other nodes' pods.
+		return c.Skip("the cloud network routes this CNI's pod addresses ("+cni.Type+"): no host routes to other nodes' pods are needed", c.Path(evidence.CNIConfig())).
+			With("Azure CNI (VNet or Overlay) and the Amazon VPC CNI route pod traffic in the VNet or VPC, not with routes on the node")
+	}
 	if cni, ok := optional(c, evidence.CNIConfig()); ok && calicoBGPMode(cni) {
 		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
 		// them from its peers (routes_calico.go).

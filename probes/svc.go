@@ -93,11 +93,11 @@ func (p service) Check(c C) Finding {
 			return f.Citing(svcPath, procPath)
 		}
 	}
-	aks := c.onAKS(svcs)
+	who, startedBy, aks := c.manualByDesign(svcs)
 	var f Finding
 	switch {
 	case aks && st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual":
-		f = c.Pass(fmt.Sprintf("%s service %s is running (Manual, as AKS registers it)", p.comp.label, st.svc.Name)).With(aksStartedBy)
+		f = c.Pass(fmt.Sprintf("%s service %s is running (Manual, as %s registers it)", p.comp.label, st.svc.Name, who)).With(startedBy)
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
 		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
 			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
@@ -110,7 +110,7 @@ func (p service) Check(c C) Finding {
 		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running",
 			fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
 		if aks && st.svc.StartType == "Manual" {
-			f = f.With(aksStartedBy, "do not switch it to Automatic: windowsnodereset.ps1 must clean HNS before it starts")
+			f = f.With(startedBy, "do not switch it to Automatic: "+who+" starts it in order, after its own preparation")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else if st.svc.StartType == "Automatic" {
 			f = f.With("it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
