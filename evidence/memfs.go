@@ -5,8 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -65,32 +63,6 @@ func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	d.off += n
 	return rest[:n], nil
-}
-
-// newMemDir lists the direct children of dir among the given file paths.
-func newMemDir(dir string, paths map[string][]byte) *memDir {
-	prefix := dir + "/"
-	if dir == "." {
-		prefix = ""
-	}
-	seen := map[string]fs.DirEntry{}
-	for p, b := range paths {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok {
-			continue
-		}
-		if child, _, isDir := strings.Cut(rest, "/"); isDir {
-			seen[child] = fs.FileInfoToDirEntry(memInfo{name: child, dir: true})
-		} else {
-			seen[child] = fs.FileInfoToDirEntry(memInfo{name: child, size: int64(len(b))})
-		}
-	}
-	d := &memDir{name: dir, entries: make([]fs.DirEntry, 0, len(seen))}
-	for _, e := range seen {
-		d.entries = append(d.entries, e)
-	}
-	sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].Name() < d.entries[j].Name() })
-	return d
 }
 
 // memInfo describes a file or folder of the tree. Times are the zero Unix time, so a tree

@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"sync"
 )
@@ -11,18 +12,98 @@ import (
 type Tree struct {
 	mu    sync.Mutex
 	files map[string][]byte
-	memo  *Memo
+	// kids indexes the folders: folder -> name of an entry in it -> how many files are
+	// at or below that entry. A lookup of a missing file, or a listing of one node's
+	// folder, then costs what that folder holds, not a scan of the whole fleet's files
+	// (which made judging each node cost more the bigger the fleet).
+	kids map[string]map[string]int
+	memo *Memo
 }
 
 // NewTree makes an empty tree.
-func NewTree() *Tree { return &Tree{files: map[string][]byte{}, memo: NewMemo()} }
+func NewTree() *Tree {
+	return &Tree{files: map[string][]byte{}, kids: map[string]map[string]int{}, memo: NewMemo()}
+}
 
 // Put stores a file, replacing any earlier one at that path.
 func (t *Tree) Put(p string, b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.put(p, b)
+}
+
+// put stores a file with t.mu held.
+func (t *Tree) put(p string, b []byte) {
+	if _, ok := t.files[p]; !ok {
+		t.index(p, 1)
+	}
 	t.files[p] = b
 	t.memo.Forget(p)
+}
+
+// del removes a file with t.mu held.
+func (t *Tree) del(p string) {
+	if _, ok := t.files[p]; ok {
+		t.index(p, -1)
+		delete(t.files, p)
+	}
+	t.memo.Forget(p)
+}
+
+// index counts a file in (d 1) or out of (d -1) every folder above it.
+func (t *Tree) index(p string, d int) {
+	for p != "." && p != "" {
+		dir, name := path.Dir(p), path.Base(p)
+		m := t.kids[dir]
+		if m == nil {
+			m = map[string]int{}
+			t.kids[dir] = m
+		}
+		if m[name] += d; m[name] <= 0 {
+			delete(m, name)
+			if len(m) == 0 {
+				delete(t.kids, dir)
+			}
+		}
+		p = dir
+	}
+}
+
+// below lists the files under folder dir, from the index, with t.mu held.
+func (t *Tree) below(dir string) []string {
+	var out []string
+	for name := range t.kids[dir] {
+		p := name
+		if dir != "." {
+			p = dir + "/" + name
+		}
+		if _, ok := t.files[p]; ok {
+			out = append(out, p)
+		}
+		if len(t.kids[p]) > 0 {
+			out = append(out, t.below(p)...)
+		}
+	}
+	return out
+}
+
+// dir is the open folder name, from the index, with t.mu held; nil when there is none.
+func (t *Tree) dir(name string) *memDir {
+	kids := t.kids[name]
+	if len(kids) == 0 && name != "." {
+		return nil
+	}
+	d := &memDir{name: name, entries: make([]fs.DirEntry, 0, len(kids))}
+	for k := range kids {
+		p := k
+		if name != "." {
+			p = name + "/" + k
+		}
+		b, isFile := t.files[p]
+		d.entries = append(d.entries, fs.FileInfoToDirEntry(memInfo{name: k, size: int64(len(b)), dir: !isFile}))
+	}
+	sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].Name() < d.entries[j].Name() })
+	return d
 }
 
 // PutAll stores several files under a prefix ("nodes/win-1").
@@ -30,8 +111,7 @@ func (t *Tree) PutAll(prefix string, files map[string][]byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, b := range files {
-		t.files[prefix+"/"+name] = b
-		t.memo.Forget(prefix + "/" + name)
+		t.put(prefix+"/"+name, b)
 	}
 }
 
@@ -41,12 +121,10 @@ func (t *Tree) Replace(prefix string, stale []string, files map[string][]byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range stale {
-		delete(t.files, p)
-		t.memo.Forget(p)
+		t.del(p)
 	}
 	for name, b := range files {
-		t.files[prefix+"/"+name] = b
-		t.memo.Forget(prefix + "/" + name)
+		t.put(prefix+"/"+name, b)
 	}
 }
 
@@ -54,11 +132,8 @@ func (t *Tree) Replace(prefix string, stale []string, files map[string][]byte) {
 func (t *Tree) Remove(prefix string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for p := range t.files {
-		if len(p) > len(prefix) && p[:len(prefix)+1] == prefix+"/" {
-			delete(t.files, p)
-			t.memo.Forget(p)
-		}
+	for _, p := range t.below(prefix) {
+		t.del(p)
 	}
 }
 
@@ -92,16 +167,23 @@ func (v treeView) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
+// Stat answers from the index: a missing file is two map lookups, not a scan.
 func (v treeView) Stat(name string) (fs.FileInfo, error) {
-	f, err := v.Open(name)
-	if err != nil {
-		return nil, err
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	defer f.Close()
-	return f.Stat()
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	if b, ok := v.t.files[name]; ok {
+		return memInfo{name: path.Base(name), size: int64(len(b))}, nil
+	}
+	if name == "." || len(v.t.kids[name]) > 0 {
+		return memInfo{name: path.Base(name), dir: true}, nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
 
-// Open serves a file directly and a folder through a map of just its subtree.
+// Open serves a file directly and a folder as its entries, from the index.
 func (v treeView) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
@@ -111,11 +193,10 @@ func (v treeView) Open(name string) (fs.File, error) {
 	if b, ok := v.t.files[name]; ok {
 		return newMemFile(name, b), nil
 	}
-	d := newMemDir(name, v.t.files)
-	if len(d.entries) == 0 && name != "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	if d := v.t.dir(name); d != nil {
+		return d, nil
 	}
-	return d, nil
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
 // CopyFrom loads the files of an evidence FS into the tree under the same paths: all of
@@ -148,7 +229,6 @@ func (t *Tree) Delete(paths ...string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range paths {
-		delete(t.files, p)
-		t.memo.Forget(p)
+		t.del(p)
 	}
 }

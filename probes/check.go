@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // C is one probe judging one node: the evidence to read and the builders of its finding.
@@ -140,7 +139,7 @@ func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
 	if bad != nil {
 		return nil, corev1.Node{}, bad
 	}
-	self, err := decode.FindNode(nodes, c.node)
+	self, err := findNode(c.ev, nodes, c.node)
 	if err != nil {
 		f := c.finding(Error, err.Error(), []string{p}).With("is the node folder named after the Kubernetes node? (nodes/<node-name>/)")
 		return nodes, self, &f

@@ -58,7 +58,7 @@ func (podImageBuild) Check(c C) Finding {
 	} else {
 		v.cites = append(v.cites, evidence.PathEvents)
 	}
-	mine := podsOn(pods, node)
+	mine := podsBound(c.ev, pods, node)
 	windowsFault := false // a failing pod whose Windows image needs another tag
 	for _, pod := range mine {
 		if msg := mismatchMessage(pod, events); msg != "" {

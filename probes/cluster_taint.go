@@ -52,7 +52,7 @@ func (nodeTaint) Check(c C) Finding {
 	var linux []string
 	var details []string
 	dsPatches := map[string]string{}
-	for _, pod := range podsOn(pods, node) {
+	for _, pod := range podsBound(c.ev, pods, node) {
 		if why := linuxPod(pod); why != "" {
 			linux = append(linux, podID(pod))
 			details = append(details, fmt.Sprintf("%s: %s", podID(pod), why))

@@ -53,7 +53,7 @@ func (hnsEndpoints) Check(c C) Finding {
 	}
 	cites := []string{epPath, podPath}
 	owners := map[string]string{} // pod IP -> namespace/name
-	for _, p := range podsOn(pods, c.node) {
+	for _, p := range podsBound(c.ev, pods, c.node) {
 		if p.Spec.HostNetwork || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}

@@ -42,7 +42,7 @@ func (hnsVFPPorts) Check(c C) Finding {
 	owners := map[string]corev1.Pod{} // pod IP -> pod on this node
 	if pods, ok := optional(c, evidence.Pods()); ok {
 		cites = append(cites, evidence.PathPods)
-		for _, p := range podsOn(pods, c.node) {
+		for _, p := range podsBound(c.ev, pods, c.node) {
 			for _, ip := range p.Status.PodIPs {
 				owners[ip.IP] = p
 			}

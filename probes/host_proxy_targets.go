@@ -106,7 +106,7 @@ func isPullNetworkError(s string) bool {
 func pullFailures(c C) (seen, cites []string) {
 	if pods, ok := optional(c, evidence.Pods()); ok {
 		events, _ := optional(c, evidence.Events())
-		for _, pod := range podsOn(pods, c.node) {
+		for _, pod := range podsBound(c.ev, pods, c.node) {
 			for _, e := range eventsAbout(events, pod) {
 				if isPullNetworkError(e.Message) {
 					seen = append(seen, podID(pod)+": "+e.Message)

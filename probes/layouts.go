@@ -137,7 +137,7 @@ func (c C) onAKS(svcs []decode.Service) bool {
 	if !ok || s.Name != "Kubelet" || s.AppParameters != "" || !haveNodes {
 		return false
 	}
-	self, err := decode.FindNode(nodes, c.node)
+	self, err := findNode(c.ev, nodes, c.node)
 	return err == nil && strings.HasPrefix(strings.ToLower(self.Spec.ProviderID), "azure://")
 }
 

@@ -34,7 +34,7 @@ func NodeOS(ev evidence.Evidence, node string) evidence.OS {
 	if err != nil {
 		return evidence.Windows
 	}
-	if n, err := decode.FindNode(nodes, node); err == nil && !decode.IsWindows(n) &&
+	if n, err := findNode(ev, nodes, node); err == nil && !decode.IsWindows(n) &&
 		(n.Labels["kubernetes.io/os"] == "linux" || n.Status.NodeInfo.OperatingSystem == "linux") {
 		return evidence.Linux
 	}

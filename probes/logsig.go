@@ -2,7 +2,6 @@ package probes
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -101,56 +100,6 @@ func (m logMatch) supports() string {
 func isSandboxLine(s string) bool {
 	l := strings.ToLower(s)
 	return strings.Contains(l, "sandbox") || strings.Contains(l, "pause")
-}
-
-// scanLogs runs the signature table over the given log keys and, with events, the
-// messages of this node's events (FailedCreatePodSandBox and the other kubelet
-// reasons). It returns the matches and the paths it read.
-func (c C) scanLogs(events bool, keys ...evidence.Key[[]byte]) ([]logMatch, []string, int) {
-	sigs := signatures()
-	res := make([]*regexp.Regexp, len(sigs))
-	for i, s := range sigs {
-		res[i] = regexp.MustCompile(`(?i)` + s.re)
-	}
-	noisy := noise()
-	var out []logMatch
-	var read []string
-	ignored := 0
-	scan := func(path, text string) {
-		low := strings.ToLower(text)
-		if slices.ContainsFunc(noisy, func(n string) bool { return strings.Contains(low, n) }) {
-			ignored++
-			return
-		}
-		for i, re := range res {
-			if re.MatchString(text) {
-				out = append(out, logMatch{sig: sigs[i], path: path, text: strings.TrimSpace(text)})
-			}
-		}
-	}
-	for _, k := range keys {
-		b, ok := optional(c, k)
-		if !ok {
-			continue
-		}
-		p := c.Path(k)
-		read = append(read, p)
-		for _, line := range strings.Split(string(b), "\n") {
-			scan(p, line)
-		}
-	}
-	if events {
-		if evs, ok := optional(c, evidence.Events()); ok {
-			p := c.Path(evidence.Events())
-			read = append(read, p)
-			for _, e := range evs {
-				if e.Source.Host == c.node || e.ReportingInstance == c.node {
-					scan(p, e.Reason+": "+e.Message)
-				}
-			}
-		}
-	}
-	return out, read, ignored
 }
 
 // logSupport is what a probe adds to its finding: the matched lines that support it, as

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
-	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // scheduling (NODE-SCHEDULING): the node is registered and takes pods. It also
@@ -23,7 +22,7 @@ func (scheduling) Check(c C) Finding {
 		return *bad
 	}
 	var f Finding
-	self, err := decode.FindNode(nodes, node)
+	self, err := findNode(c.ev, nodes, node)
 	switch {
 	case err != nil:
 		f = c.Skip("node " + node + " is not registered in the cluster (deleted, or not joined yet)")

@@ -35,10 +35,7 @@ func (c C) componentPod(comp component) (dsPod, bool) {
 	if !ok {
 		return dsPod{}, false
 	}
-	for _, p := range pods {
-		if p.Spec.NodeName != c.node {
-			continue
-		}
+	for _, p := range podsBound(c.ev, pods, c.node) {
 		for _, ctr := range p.Spec.Containers {
 			for _, want := range comp.containers {
 				if strings.EqualFold(ctr.Name, want) {

@@ -149,7 +149,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	tree := evidence.NewTree()
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().Dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
-	client, kerr := kube.New(o.kube)
+	client, kerr := kube.NewWithLimit(o.kube, kube.FleetRateLimit(a.concurrency, a.kubeQPS, a.kubeBurst))
 	if kerr != nil && o.explicitCluster() {
 		// A cluster named but not loadable (a mistyped --context, a malformed
 		// --kubeconfig) is bad input: probing the --node list alone would hide it.

@@ -35,6 +35,8 @@ type nodeAccess struct {
 	timeout          time.Duration
 	nodeLogSince     time.Duration // node log query: how far back (kube.NodeLogOptions)
 	nodeLogMax       int
+	kubeQPS          float32 // the API client's rate limit (kube.FleetRateLimit); 0: sized for --concurrency
+	kubeBurst        int
 	// linux brings Linux workers in (--linux-nodes, --linux-user).
 	linux linuxAccess
 	// reg holds each transport's own options; made once, because the same nodeAccess
@@ -74,6 +76,8 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.DurationVar(&a.timeout, "timeout", 2*time.Minute, "time limit for one node's sweep")
 	f.DurationVar(&a.nodeLogSince, "node-log-since", 24*time.Hour, "node log query (logs a node's sweep did not give, through the API server): how far back; 0: all")
 	f.IntVar(&a.nodeLogMax, "node-log-max-bytes", kube.DefaultNodeLogMax, "node log query: most bytes kept of each log (its tail)")
+	f.Float32Var(&a.kubeQPS, "kube-api-qps", 0, "requests a second this client sends the API server at most (default: 8 per node of --concurrency, at least 50; -1: no client-side limit)")
+	f.IntVar(&a.kubeBurst, "kube-api-burst", 0, "requests this client sends the API server at once at most (default: twice --kube-api-qps, at least 100)")
 	// One password source at a time; the environment variable is the fallback of all.
 	cmd.MarkFlagsMutuallyExclusive("password-file", "password-secret", "password-prompt")
 }

@@ -52,6 +52,11 @@ func (c *Client) Collect(ctx context.Context, t *evidence.Tree) (Discovery, erro
 		return d, fmt.Errorf("discovering nodes: %w", c.fail(ctx, err, "list", "nodes", "", ""))
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	listed := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		listed[n.Name] = true
+	}
+	c.listed.Store(&listed)
 	for _, n := range nodes {
 		info := nodeInfo(n)
 		d.All = append(d.All, info)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -20,6 +21,9 @@ import (
 
 // Client is a clientset bound to one kubeconfig context.
 type Client struct {
+	// listed holds the names of the cluster's nodes once Collect has listed them: node
+	// log query asks only a cluster that answered, about nodes it has.
+	listed    atomic.Pointer[map[string]bool]
 	cs        kubernetes.Interface
 	rest      *rest.Config // for pods/exec and node proxy streams
 	context   string       // kubeconfig context in use, named in every error
@@ -32,8 +36,15 @@ type Client struct {
 const userAgent = "wintroubleshoot"
 
 // New builds a client from kubectl-style flags (genericclioptions.ConfigFlags), so
-// --kubeconfig, --context and -n behave as they do for kubectl.
+// --kubeconfig, --context and -n behave as they do for kubectl, with the default rate
+// limit (DefaultRateLimit).
 func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
+	return NewWithLimit(getter, RateLimit{})
+}
+
+// NewWithLimit is New with the client's own rate limit (RateLimit; zero fields take
+// DefaultRateLimit's).
+func NewWithLimit(getter genericclioptions.RESTClientGetter, limit RateLimit) (*Client, error) {
 	loader := getter.ToRawKubeConfigLoader()
 	raw, rawErr := loader.RawConfig()
 	name := contextName(getter, raw)
@@ -50,10 +61,8 @@ func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
 		ns = "default"
 	}
 	cfg.UserAgent = userAgent
-	// client-go's default of 5 requests/s makes a sweep of a large cluster crawl
-	// (one pod list per Windows node); kubectl uses 50 as well.
-	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = 50, 100
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg.QPS, cfg.Burst = limit.resolve()
 	}
 	timeout := applyRequestTimeout(getter, cfg)
 	cs, err := kubernetes.NewForConfig(cfg)

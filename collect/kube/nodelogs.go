@@ -125,11 +125,22 @@ func tail(b []byte, max int) ([]byte, bool) {
 // then carries a .note saying where it came from; a log the kubelet cannot give leaves the
 // sweep's .err as it was. It returns one line per log it could not fill, for the caller to
 // show or drop.
+//
+// It asks only after Collect listed the cluster's nodes, and only about a node in that
+// list: with no cluster answering (no kubeconfig, client-go's localhost:8080, a server
+// down) every node would otherwise wait on the rate limiter for requests bound to fail.
 func (c *Client) FillNodeLogs(ctx context.Context, t *evidence.Tree, node string, names []string, o NodeLogOptions) []string {
 	services := NodeLogServices()
 	ev := t.Evidence()
 	prefix := "nodes/" + node + "/"
 	var missed []string
+	var notAsked string
+	switch listed := c.listed.Load(); {
+	case listed == nil:
+		notAsked = "not asked of the cluster: its nodes were not listed"
+	case !(*listed)[node]:
+		notAsked = "not asked of the cluster: it has no node " + node
+	}
 	for _, name := range names {
 		service, ok := services[name]
 		if !ok {
@@ -138,6 +149,10 @@ func (c *Client) FillNodeLogs(ctx context.Context, t *evidence.Tree, node string
 		errText, hadErr := ev.Read(prefix + name + evidence.ErrSuffix)
 		if _, err := ev.Read(prefix + name); err == nil && hadErr != nil {
 			continue // the node gave it
+		}
+		if notAsked != "" {
+			missed = append(missed, name+": "+notAsked)
+			continue
 		}
 		lg, err := c.NodeLog(ctx, node, service, o)
 		if err != nil {

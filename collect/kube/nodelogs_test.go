@@ -47,6 +47,9 @@ func TestFillNodeLogs(t *testing.T) {
 	tree.Put("nodes/win-1/kubelet.log.err", []byte("exit 1\nno kubelet log under C:\\k\n"))
 	tree.Put("nodes/win-1/kube-proxy.log", []byte("from the node\n"))
 	tree.Put("nodes/win-1/log-runtime.log.err", []byte("exit 1\nno containerd log\n"))
+	if _, err := client.Collect(t.Context(), evidence.NewTree()); err != nil { // node log query follows discovery
+		t.Fatal(err)
+	}
 	missed := client.FillNodeLogs(t.Context(), tree, "win-1", []string{"kubelet.log", "kube-proxy.log", "log-runtime.log", "host.json"},
 		kube.NodeLogOptions{Since: time.Hour, MaxBytes: 60})
 	ev := tree.Evidence()

@@ -37,6 +37,11 @@ func Overlay(fsys fs.FS) (fs.FS, *Report, error) {
 			if k.Meta().Scope == evidence.Node && node == "" {
 				continue
 			}
+			if k.Meta().Scope == evidence.Cluster && node != names[0] {
+				// A cluster file is the same for every node: looked at once, not once per
+				// node (decoding cluster/pods.json per node made analyze quadratic).
+				continue
+			}
 			p := k.Path(node)
 			b, err := fs.ReadFile(fsys, p)
 			if err != nil || k.Validate(p, b) == nil || pp.Describe(b) == "" {
