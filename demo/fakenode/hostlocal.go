@@ -35,7 +35,9 @@ func (n *Node) sourceVIPHeld(subnet string) (netip.Addr, bool) {
 	if !ok {
 		return netip.Addr{}, false
 	}
-	var f struct{ Files []struct{ Path, Content string } }
+	var f struct {
+		Files []struct{ Path, Content string }
+	}
 	if json.Unmarshal(trimBOM(raw), &f) != nil {
 		return netip.Addr{}, false
 	}
