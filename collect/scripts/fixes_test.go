@@ -68,3 +68,22 @@ func TestSandboxImageKeepsEncoding(t *testing.T) {
 		t.Error("Read-WtsText no longer reads with ReadAllText (UTF-8 unless a BOM says otherwise)")
 	}
 }
+
+// TestRestartsThatCutTheExecRunDetached: through a HostProcess pod, the fixes that
+// restart the kubelet or containerd do it in a process of their own, since the restart
+// ends the exec stream the call runs in (the fix would read as failed although it worked).
+func TestRestartsThatCutTheExecRunDetached(t *testing.T) {
+	for name, want := range map[string]string{
+		"fix-restart-service": "if (Test-WtsRestartCutsExec $n) { Restart-WtsServiceDetached -Name $n; continue }",
+		"fix-sandbox-image":   "if (Test-WtsRestartCutsExec 'containerd') { Restart-WtsServiceDetached -Name containerd }",
+	} {
+		if c := code(t, name); !strings.Contains(c, want) {
+			t.Errorf("%s restarts in its own exec stream:\n%s", name, c)
+		}
+	}
+	for _, want := range []string{"$env:CONTAINER_SANDBOX_MOUNT_POINT -and @('kubelet', 'containerd') -contains $Name", "Start-Process -FilePath $ps"} {
+		if !strings.Contains(helpers, want) {
+			t.Errorf("the helpers lack %q", want)
+		}
+	}
+}

@@ -105,6 +105,23 @@ function Start-WtsService([string]$Name, [int]$TimeoutSec = 90, [switch]$Restart
         try { $svc.WaitForStatus('Running', $limit) } catch { throw "$Name did not start within $TimeoutSec s (it is $((Get-Service -Name $Name).Status))" }
     }
 }
+function Restart-WtsServiceDetached([string]$Name, [int]$DelaySec = 3) {
+    # Restarts a service in a process of its own, DelaySec from now, and returns at once.
+    # In a HostProcess container (CONTAINER_SANDBOX_MOUNT_POINT is set there) the call
+    # runs under the kubelet's exec, which containerd serves: restarting either of them
+    # cuts that stream, so a restart done in the call would end it mid-way and look
+    # failed although it worked. The child is a process of the container's job, which
+    # outlives the exec; the fix is judged by the next sweep.
+    $cmd = "Start-Sleep -Seconds $DelaySec; Restart-Service -Name '$($Name -replace "'", "''")' -Force"
+    $enc = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($cmd))
+    $ps = Join-Path $env:SystemRoot 'System32\WindowsPowerShell\v1.0\powershell.exe'
+    Start-Process -FilePath $ps -ArgumentList '-NoProfile', '-NonInteractive', '-EncodedCommand', $enc -WindowStyle Hidden -ErrorAction Stop | Out-Null
+    "$Name restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
+}
+function Test-WtsRestartCutsExec([string]$Name) {
+    # A restart of the kubelet or the runtime cuts the exec stream of a HostProcess call.
+    [bool]$env:CONTAINER_SANDBOX_MOUNT_POINT -and @('kubelet', 'containerd') -contains $Name
+}
 function Use-WtsHns([string]$Command) {
     # Makes an HNS command callable: the built-in HostNetworkingService module where
     # present, else the SDN scripts' modules, imported until the command exists

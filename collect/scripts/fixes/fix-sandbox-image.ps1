@@ -17,4 +17,4 @@ $env:CONTAINER_RUNTIME_ENDPOINT = 'npipe:////./pipe/containerd-containerd'
 $env:IMAGE_SERVICE_ENDPOINT = $env:CONTAINER_RUNTIME_ENDPOINT
 & crictl pull $Image
 if ($LASTEXITCODE) { throw "crictl pull $Image exited $LASTEXITCODE" }
-Start-WtsService -Name containerd -Restart
+if (Test-WtsRestartCutsExec 'containerd') { Restart-WtsServiceDetached -Name containerd } else { Start-WtsService -Name containerd -Restart }
