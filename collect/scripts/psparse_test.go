@@ -108,7 +108,8 @@ func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 	}
 	lintProbes := []psSource{
 		{"array-append", "$a = @()\nforeach ($c in Get-NetTCPConnection) { $a += $c.LocalPort }\n"},
-		{"unique", "@(Get-NetTCPConnection | Select-Object -ExpandProperty LocalPort -Unique).Count\n"},
+		// resources.json's old count: a variable piped in, inside a hashtable literal.
+		{"unique", "[pscustomobject]@{ InUse = @($inRange | Select-Object -ExpandProperty LocalPort -Unique).Count }\n"},
 		{"winevent", "Get-WinEvent -LogName System | Select-Object -First 10\n"},
 		{"json-unbounded", "ConvertTo-Json -Depth 8 -InputObject @(Get-HnsEndpoint)\n"},
 		{"encoding", "$t = Get-Content -Raw -LiteralPath 'C:\\Program Files\\containerd\\config.toml'\n"},
