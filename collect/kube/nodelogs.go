@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
@@ -102,7 +103,7 @@ func (c *Client) queryLogs(ctx context.Context, node string, params [][2]string)
 	case status == http.StatusMethodNotAllowed || apierrors.IsMethodNotSupported(err):
 		// enableSystemLogHandler false: "logs endpoint is disabled." (pkg/kubelet/server/server.go).
 		return nil, src, fmt.Errorf("%w: the kubelet of %s answers %d to /logs/ (enableSystemLogHandler is off in its config)", ErrNoNodeLog, node, status)
-	case status == http.StatusNotFound && !nodeNotFound(err):
+	case fromKubelet(err, http.StatusNotFound):
 		// The handler is on but node log query is not, and http.FileServer finds no
 		// C:\var\log to list: "404 page not found" (src/net/http/fs.go serveFile).
 		return nil, src, fmt.Errorf("%w: the kubelet of %s answers 404 to /logs/: its log folder (C:\\var\\log) is missing "+
@@ -114,15 +115,22 @@ func (c *Client) queryLogs(ctx context.Context, node string, params [][2]string)
 	return nil, src, c.fail(ctx, err, "get", "nodes/proxy", "", node)
 }
 
-// nodeNotFound says a 404 is the API server's about the Node object itself, not the
-// kubelet's answer passed through the proxy.
-func nodeNotFound(err error) bool {
+// fromKubelet says an error is the kubelet's answer with that status code, passed
+// through the API server's proxy: its body was not a Status, so client-go keeps it as an
+// UnexpectedServerResponse cause ("404 page not found" from net/http), unlike the API
+// server's own 404 for a Node that does not exist. (StatusCode() is not filled in for
+// such an answer; the Status's Code is.)
+func fromKubelet(err error, code int32) bool {
 	var se apierrors.APIStatus
-	if !errors.As(err, &se) {
+	if !errors.As(err, &se) || se.Status().Code != code || se.Status().Details == nil {
 		return false
 	}
-	d := se.Status().Details
-	return d != nil && d.Kind == "nodes"
+	for _, c := range se.Status().Details.Causes {
+		if c.Type == metav1.CauseTypeUnexpectedServerResponse {
+			return true
+		}
+	}
+	return false
 }
 
 // isDirList says a body is net/http's listing of a folder (dirList in src/net/http/fs.go):
