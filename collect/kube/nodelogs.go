@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 )
@@ -74,9 +75,9 @@ func (c *Client) NodeLog(ctx context.Context, node, service string, o NodeLogOpt
 	switch {
 	case strings.HasPrefix(text, kubeletLogNotFound):
 		return NodeLog{}, fmt.Errorf("%w: the kubelet of %s says %q", ErrNoNodeLog, node, text)
-	case strings.HasPrefix(text, "<pre>"):
-		// With the feature gate off, /logs/ is a listing of the kubelet's log folder.
-		return NodeLog{}, fmt.Errorf("%w: node log query is off on %s (kubelet feature gate NodeLogQuery, enableSystemLogQuery)", ErrNoNodeLog, node)
+	case isDirList(text):
+		return NodeLog{}, fmt.Errorf("%w: node log query is off on %s: the kubelet listed its log folder instead "+
+			"(turn on the kubelet feature gate NodeLogQuery and enableSystemLogQuery: true in its config)", ErrNoNodeLog, node)
 	}
 	data, cut := tail(body, o.MaxBytes)
 	if cut {
@@ -99,13 +100,52 @@ func (c *Client) queryLogs(ctx context.Context, node string, params [][2]string)
 	switch {
 	case err == nil:
 		return body, src, nil
-	case status == http.StatusMethodNotAllowed || status == http.StatusNotFound || apierrors.IsMethodNotSupported(err):
-		return nil, src, fmt.Errorf("%w: the kubelet of %s answers %d to /logs/ (enableSystemLogHandler off)", ErrNoNodeLog, node, status)
+	case status == http.StatusMethodNotAllowed || apierrors.IsMethodNotSupported(err):
+		// enableSystemLogHandler false: "logs endpoint is disabled." (pkg/kubelet/server/server.go).
+		return nil, src, fmt.Errorf("%w: the kubelet of %s answers %d to /logs/ (enableSystemLogHandler is off in its config)", ErrNoNodeLog, node, status)
+	case fromKubelet(err, http.StatusNotFound):
+		// The handler is on but node log query is not, and http.FileServer finds no
+		// C:\var\log to list: "404 page not found" (src/net/http/fs.go serveFile).
+		return nil, src, fmt.Errorf("%w: the kubelet of %s answers 404 to /logs/: its log folder (C:\\var\\log) is missing "+
+			"and node log query is off (kubelet feature gate NodeLogQuery, enableSystemLogQuery)", ErrNoNodeLog, node)
 	case apierrors.IsForbidden(err):
 		return nil, src, fmt.Errorf("%w (node log query needs get on nodes/proxy: the wintroubleshoot-node-logs role of docs/rbac.yaml)",
 			c.fail(ctx, err, "get", "nodes/proxy", "", node))
 	}
 	return nil, src, c.fail(ctx, err, "get", "nodes/proxy", "", node)
+}
+
+// fromKubelet says an error is the kubelet's answer with that status code, passed
+// through the API server's proxy: its body was not a Status, so client-go keeps it as an
+// UnexpectedServerResponse cause ("404 page not found" from net/http), unlike the API
+// server's own 404 for a Node that does not exist. (StatusCode() is not filled in for
+// such an answer; the Status's Code is.)
+func fromKubelet(err error, code int32) bool {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) || se.Status().Code != code || se.Status().Details == nil {
+		return false
+	}
+	for _, c := range se.Status().Details.Causes {
+		if c.Type == metav1.CauseTypeUnexpectedServerResponse {
+			return true
+		}
+	}
+	return false
+}
+
+// isDirList says a body is net/http's listing of a folder (dirList in src/net/http/fs.go):
+// since Go 1.21 it starts "<!doctype html>", then a <meta name="viewport"> line, then
+// "<pre>" with one <a href> per entry; older kubelets printed "<pre>" first. A log's
+// first line is neither.
+func isDirList(text string) bool {
+	if rest, ok := strings.CutPrefix(text, "<!doctype html>"); ok {
+		rest = strings.TrimLeft(rest, "\r\n")
+		if rest, ok = strings.CutPrefix(rest, `<meta name="viewport" content="width=device-width">`); ok {
+			text = strings.TrimLeft(rest, "\r\n")
+		}
+	}
+	return strings.HasPrefix(text, "<pre>\n") && strings.HasSuffix(text, "</pre>") &&
+		(strings.Count(text, "\n") == 1 || strings.Contains(text, "\n<a href=\""))
 }
 
 // tail is b's last max bytes, from a line start.

@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -75,14 +76,17 @@ func TestFillNodeLogs(t *testing.T) {
 }
 
 // TestNodeLogQueryOff: a kubelet without the feature, or with the handler disabled, is
-// no log (ErrNoNodeLog) with the reason, not an error page stored as a log.
+// no log (ErrNoNodeLog) with the reason, not an error page stored as a log. The fake lists
+// C:\var\log as net/http does since Go 1.21 (doctype and meta before <pre>), and answers
+// 404 where that folder is missing.
 func TestNodeLogQueryOff(t *testing.T) {
-	for mode, want := range map[string]string{"off": "NodeLogQuery", "disabled": "enableSystemLogHandler"} {
+	for mode, want := range map[string]string{"off": "enableSystemLogQuery: true", "disabled": "enableSystemLogHandler",
+		"off-no-folder": `C:\var\log) is missing`} {
 		t.Run(mode, func(t *testing.T) {
 			client := nodeLogCluster(t, mode)
 			_, err := client.NodeLog(t.Context(), "win-1", "kubelet", kube.NodeLogOptions{})
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("err = %v, want one naming %s", err, want)
+			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, kube.ErrNoNodeLog) {
+				t.Fatalf("err = %v, want ErrNoNodeLog naming %s", err, want)
 			}
 		})
 	}

@@ -35,9 +35,10 @@ type linuxCall struct {
 // Configuration files are read with head -c: a file grown by mistake stays bounded.
 var linuxCalls = []linuxCall{
 	{"os.json", "wts_os_json", "uname -r"},
-	{"linux-ip-route.json", "-", "ip -j route show table main"},
-	{"linux-ip-addr.json", "-", "ip -j addr show"},
-	{"linux-ip-link.json", "-", "ip -j -d link show"},
+	// iproute-*: where ip has no -j (CentOS 7), the JSON is made from its text (sweep.sh).
+	{"linux-ip-route.json", "iproute-route", "ip -j route show table main"},
+	{"linux-ip-addr.json", "iproute-addr", "ip -j addr show"},
+	{"linux-ip-link.json", "iproute-link", "ip -j -d link show"},
 	// The glob stays literal when the folder is empty or absent, and head then says so.
 	{"linux-cni.txt", "-", "head -v -c 65536 /etc/cni/net.d/*"},
 	{"linux-swaps.txt", "-", "cat /proc/swaps"},

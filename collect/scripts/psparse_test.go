@@ -18,16 +18,19 @@ type psSource struct {
 	Source string `json:"source"`
 }
 
-// psFinding is a parse error or a PowerShell-7-only construct.
+// psFinding is a parse error, a PowerShell-7-only construct, or a lint finding (Rule,
+// and Why it costs on a big node; fixtures/psparse/lint.mjs).
 type psFinding struct {
 	Line, Column int
 	Text, Kind   string
+	Rule, Why    string
 }
 
 type psResult struct {
 	Name   string
 	Errors []psFinding
 	PS7    []psFinding `json:"ps7"`
+	Lint   []psFinding
 }
 
 // parsePowerShell runs fixtures/psparse (web-tree-sitter with the tree-sitter-powershell
@@ -91,9 +94,11 @@ func parsePowerShell(t *testing.T, srcs []psSource) map[string]psResult {
 }
 
 // TestEveryScriptParsesAsPowerShell51: each snippet, fix, the bootstrap, the helpers, the
-// assembled sweep of every snippet and each fix sweep parse without error and use no
-// PowerShell 7 syntax (Windows nodes run Windows PowerShell 5.1). The first sources are
-// known-bad, so a parser that accepts everything fails the test.
+// assembled sweep of every snippet and each fix sweep parse without error, use no
+// PowerShell 7 syntax (Windows nodes run Windows PowerShell 5.1) and pass the lint of what
+// is quadratic or unbounded on a big node (fixtures/psparse/lint.mjs, each rule with its
+// source; an exception is a "# wts:lint-ok RULE: why" comment). The first sources are
+// known-bad, so a parser or a lint rule that accepts everything fails the test.
 func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 	probes := []psSource{
 		{"known-bad: unclosed", "if ($a { 'x' }\n"},
@@ -101,7 +106,18 @@ func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 		{"known-bad: &&", "git status && 'ok'\n"},
 		{"known-bad: -Parallel", "1..3 | ForEach-Object -Parallel { $_ }\n"},
 	}
+	lintProbes := []psSource{
+		{"array-append", "$a = @()\nforeach ($c in Get-NetTCPConnection) { $a += $c.LocalPort }\n"},
+		// resources.json's old count: a variable piped in, inside a hashtable literal.
+		{"unique", "[pscustomobject]@{ InUse = @($inRange | Select-Object -ExpandProperty LocalPort -Unique).Count }\n"},
+		{"winevent", "Get-WinEvent -LogName System | Select-Object -First 10\n"},
+		{"json-unbounded", "ConvertTo-Json -Depth 8 -InputObject @(Get-HnsEndpoint)\n"},
+		{"encoding", "$t = Get-Content -Raw -LiteralPath 'C:\\Program Files\\containerd\\config.toml'\n"},
+		{"native-exit", "$fs = (crictl imagefsinfo -o json 2>$null) -join ''\n[pscustomobject]@{ FS = $fs } | ConvertTo-Json\n"},
+		{"excused, so clean", "# wts:lint-ok json-unbounded: a handful of networks\nConvertTo-Json -InputObject @(Get-HnsNetwork)\n"},
+	}
 	srcs := append([]psSource(nil), probes...)
+	srcs = append(srcs, lintProbes...)
 	srcs = append(srcs, psSource{"bootstrap", BootstrapScript}, psSource{"helpers", helpers})
 	var all []Call
 	for _, n := range Snippets() {
@@ -134,7 +150,19 @@ func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 			t.Errorf("the parser accepted %s: it checks nothing", p.Name)
 		}
 	}
-	for _, s := range srcs[len(probes):] {
+	for _, p := range lintProbes {
+		r := res[p.Name]
+		if p.Name == "excused, so clean" {
+			if len(r.Lint) != 0 {
+				t.Errorf("an excused finding was reported: %+v", r.Lint)
+			}
+			continue
+		}
+		if len(r.Lint) != 1 || r.Lint[0].Rule != p.Name {
+			t.Errorf("lint rule %s: the known-bad %q gave %+v", p.Name, p.Source, r.Lint)
+		}
+	}
+	for _, s := range srcs[len(probes)+len(lintProbes):] {
 		r, ok := res[s.Name]
 		if !ok {
 			t.Errorf("%s: not parsed", s.Name)
@@ -145,6 +173,9 @@ func TestEveryScriptParsesAsPowerShell51(t *testing.T) {
 		}
 		for _, e := range r.PS7 {
 			t.Errorf("%s:%d:%d: PowerShell 7 only (%s): %q", s.Name, e.Line, e.Column, e.Kind, e.Text)
+		}
+		for _, e := range r.Lint {
+			t.Errorf("%s:%d:%d: lint %s: %s: %q", s.Name, e.Line, e.Column, e.Rule, e.Why, e.Text)
 		}
 	}
 }

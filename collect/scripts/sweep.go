@@ -69,6 +69,26 @@ function Read-WtsTail([string[]]$Paths, [long]$MaxBytes, [string]$What) {
         $enc.GetString($buf, 0, $got).TrimStart([char]0xFEFF)
     } finally { $fs.Dispose() }
 }
+function Read-WtsText([string]$Path) {
+    # A config file's text. Windows PowerShell 5.1's Get-Content reads a file without a BOM
+    # in the ANSI code page (about_Character_Encoding), so the BOM-less UTF-8 that Go
+    # programs, containerd and kubeadm write comes back garbled past ASCII.
+    # [IO.File]::ReadAllText reads UTF-8 unless a BOM names another encoding (UTF-16 too:
+    # what Out-File writes) and drops the BOM.
+    [System.IO.File]::ReadAllText((Get-Item -LiteralPath $Path -ErrorAction Stop).FullName)
+}
+function Limit-WtsList([object[]]$Items, [int]$Max, [string]$What) {
+    # The first Max items, and a warning (the call's notes) naming how many were cut.
+    # The comma keeps a list of one a list through the function's output.
+    if ($Max -le 0 -or $Items.Count -le $Max) { return ,$Items }
+    Write-Warning "${What}: kept the first $Max of $($Items.Count); the rest were cut"
+    return ,$Items[0..($Max - 1)]
+}
+function Limit-WtsText([string]$Text, [int]$Max) {
+    # Text cut to Max characters, saying so at its end.
+    if ($Text.Length -le $Max) { return $Text }
+    $Text.Substring(0, $Max) + " [cut: $($Text.Length - $Max) more characters]"
+}
 function Start-WtsService([string]$Name, [int]$TimeoutSec = 90, [switch]$Restart) {
     # Start-Service and Restart-Service wait without a bound on a service stuck in
     # StartPending or StopPending; ask, then wait at most TimeoutSec for each step
@@ -84,6 +104,23 @@ function Start-WtsService([string]$Name, [int]$TimeoutSec = 90, [switch]$Restart
         if ($svc.Status -eq 'Stopped') { $svc.Start() }
         try { $svc.WaitForStatus('Running', $limit) } catch { throw "$Name did not start within $TimeoutSec s (it is $((Get-Service -Name $Name).Status))" }
     }
+}
+function Restart-WtsServiceDetached([string]$Name, [int]$DelaySec = 3) {
+    # Restarts a service in a process of its own, DelaySec from now, and returns at once.
+    # In a HostProcess container (CONTAINER_SANDBOX_MOUNT_POINT is set there) the call
+    # runs under the kubelet's exec, which containerd serves: restarting either of them
+    # cuts that stream, so a restart done in the call would end it mid-way and look
+    # failed although it worked. The child is a process of the container's job, which
+    # outlives the exec; the fix is judged by the next sweep.
+    $cmd = "Start-Sleep -Seconds $DelaySec; Restart-Service -Name '$($Name -replace "'", "''")' -Force"
+    $enc = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($cmd))
+    $ps = Join-Path $env:SystemRoot 'System32\WindowsPowerShell\v1.0\powershell.exe'
+    Start-Process -FilePath $ps -ArgumentList '-NoProfile', '-NonInteractive', '-EncodedCommand', $enc -WindowStyle Hidden -ErrorAction Stop | Out-Null
+    "$Name restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
+}
+function Test-WtsRestartCutsExec([string]$Name) {
+    # A restart of the kubelet or the runtime cuts the exec stream of a HostProcess call.
+    [bool]$env:CONTAINER_SANDBOX_MOUNT_POINT -and @('kubelet', 'containerd') -contains $Name
 }
 function Use-WtsHns([string]$Command) {
     # Makes an HNS command callable: the built-in HostNetworkingService module where
@@ -136,7 +173,12 @@ function Invoke-WtsCall([string]$Name, [string]$Params, [int]$Limit, [scriptbloc
         $init.Dispose()
         $WtsState.Runspace = $rs
     }
-    $errs = @(); $notes = @(); $native = @(); $out = @(); $code = 0
+    # Lists, not arrays: a native tool can print thousands of stderr lines, each its own
+    # error record, and += on an array copies it each time.
+    $errs = New-Object System.Collections.Generic.List[string]
+    $notes = New-Object System.Collections.Generic.List[string]
+    $native = New-Object System.Collections.Generic.List[string]
+    $out = @(); $code = 0
     $WtsState.Runspace.SessionStateProxy.SetVariable('LASTEXITCODE', 0)
     $ps = [PowerShell]::Create()
     $ps.Runspace = $WtsState.Runspace
@@ -148,22 +190,22 @@ function Invoke-WtsCall([string]$Name, [string]$Params, [int]$Limit, [scriptbloc
         [void]$ps.BeginStop($null, $null)
         $WtsState.Runspace = $null
         $WtsState.Abandoned = $true
-        $errs += "timed out after $Limit s ($Name ` + timedOutWhy + `)"
+        $errs.Add("timed out after $Limit s ($Name ` + timedOutWhy + `)")
         $code = 1460
     } else {
         try { $out = @($ps.EndInvoke($h)) } catch {
             $e = $_.Exception
             if ($e -is [System.Management.Automation.MethodInvocationException] -and $e.InnerException) { $e = $e.InnerException }
-            if ($e.ErrorRecord) { $errs += ($e.ErrorRecord | Out-String).Trim() } else { $errs += $e.Message }
+            if ($e.ErrorRecord) { $errs.Add(($e.ErrorRecord | Out-String).Trim()) } else { $errs.Add([string]$e.Message) }
             $code = 1
         }
         foreach ($r in $ps.Streams.Error) {
-            if ($r.FullyQualifiedErrorId -like 'NativeCommandError*') { $native += "$r" } else { $errs += ($r | Out-String).Trim() }
+            if ($r.FullyQualifiedErrorId -like 'NativeCommandError*') { $native.Add("$r") } else { $errs.Add(($r | Out-String).Trim()) }
         }
-        foreach ($w in $ps.Streams.Warning) { $notes += "WARNING: $($w.Message)" }
+        foreach ($w in $ps.Streams.Warning) { $notes.Add("WARNING: $($w.Message)") }
         $last = $WtsState.Runspace.SessionStateProxy.GetVariable('LASTEXITCODE')
         if ($code -eq 0 -and $last) { $code = $last }
-        if ($last) { $errs += $native } else { $notes += $native }
+        if ($last) { $errs.AddRange($native) } else { $notes.AddRange($native) }
         if ($code -eq 0 -and $errs.Count) { $code = 1 }
         $ps.Dispose()
     }

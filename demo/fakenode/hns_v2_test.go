@@ -42,3 +42,37 @@ func TestHNSv2ModuleAnswersSchemaV2(t *testing.T) {
 		t.Fatalf("v2 decoded to %+v, %v", ns, err)
 	}
 }
+
+// TestRemoveHNSEndpointsAsksV1: on an hns.v2.psm1-only node the endpoint fix removes the
+// listed endpoint only because it asks for the v1 schema (through Use-WtsHns, as the
+// snippets do); a fix that does not ask skips every endpoint, as it would on the node.
+func TestRemoveHNSEndpointsAsksV1(t *testing.T) {
+	scenario := fstest.MapFS{
+		"nodes/win-1/hns-endpoints.json":                                {Data: []byte(`[{"ID":"E1","IPAddress":"10.244.1.5"}]`)},
+		"after/fix-remove-hns-endpoints/nodes/win-1/hns-endpoints.json": {Data: []byte(`[]`)},
+	}
+	params := map[string]any{"Id": []string{"E1"}, "IPAddress": []string{"10.244.1.5"}}
+	script, err := scripts.Sweep([]scripts.Call{{Name: "fix-remove-hns-endpoints", Params: params}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s string) (*Node, string) {
+		n := NewNode(NodeOptions{Scenario: scenario, Node: "win-1", HNSModule: "hns.v2.psm1"})
+		res, _, err := scripts.Split(n.Respond(context.Background(), scripts.CommandLine(), []byte(s)).Stdout)
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%v %+v", err, res)
+		}
+		return n, string(res[0].Stdout)
+	}
+	if n, out := run(script); len(n.Applied()) != 1 || strings.Contains(out, "skipped") {
+		t.Fatalf("the fix as shipped: applied %v, printed %q", n.Applied(), out)
+	}
+	body, err := scripts.Body("fix-remove-hns-endpoints")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noV1 := strings.Replace(script, body, strings.ReplaceAll(body, "Use-WtsHns", "Get-Command"), 1)
+	if n, out := run(noV1); len(n.Applied()) != 0 || !strings.Contains(out, "skipped E1: its address is now , not 10.244.1.5") {
+		t.Fatalf("a fix not asking for v1: applied %v, printed %q", n.Applied(), out)
+	}
+}

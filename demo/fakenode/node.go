@@ -121,7 +121,11 @@ func (n *Node) RespondStream(ctx context.Context, commandLine string, stdin []by
 		if ctx.Err() != nil {
 			return Reply{} // the client gave up: the shell is gone, nothing more is printed
 		}
-		r, finished := n.invoke(ctx, c, callSource(script, c.Name), faults)
+		r, handled := n.strictFix(c, script)
+		finished := true
+		if !handled {
+			r, finished = n.invoke(ctx, c, callSource(script, c.Name), faults)
+		}
 		if finished && c.Name == "hns-networks.json" && n.opts.HNSModule == "hns.v2.psm1" && !asksHNSv1(script, c.Name) {
 			r.Stdout = hnsV2(r.Stdout)
 		}

@@ -81,6 +81,10 @@ func (n *Node) callFrom(c scripts.Call, src string) scripts.Result {
 	if r.Exit != 0 {
 		return r
 	}
+	if out, notes := bound(c, r.Stdout); notes != nil {
+		r.Stdout = out
+		r.Notes = []byte(strings.Join(notes, "\n"))
+	}
 	if out, errText, ok := n.answerLog(c.Name, src, r.Stdout); ok {
 		if errText != "" {
 			return scripts.Result{Name: c.Name, Exit: 1, Stderr: []byte(errText)}

@@ -22,18 +22,28 @@ $dir = Split-Path -Parent $Path[0]
 $request = Join-Path $dir 'sourceVipRequest.json'
 $answer = Join-Path $dir 'sourceVip.json'
 "{""cniVersion"": ""0.2.0"", ""name"": ""$Network"", ""ipam"":{""type"":""host-local"",""ranges"":[[{""subnet"":""$Subnet""}]],""dataDir"":""/var/lib/cni/networks""}}" | Out-File -FilePath $request
-$env:CNI_COMMAND = 'ADD'
+# host-local refuses a second ADD for a container ID it already holds an address for
+# ("<ip> has been allocated to dummy, duplicate allocation is not allowed",
+# containernetworking/plugins plugins/ipam/host-local/backend/allocator/allocator.go Get):
+# the same subnet keeps the last request's reservation, so it is released first (DEL
+# frees every address of that ID and interface, and succeeds when there is none).
 $env:CNI_CONTAINERID = 'dummy'
 $env:CNI_NETNS = 'dummy'
 $env:CNI_IFNAME = 'dummy'
 $env:CNI_PATH = $CniBin
+$hostLocal = Join-Path $CniBin 'host-local.exe'
 try {
-    Get-Content -LiteralPath $request | & (Join-Path $CniBin 'host-local.exe') | Out-File -FilePath $answer
+    $env:CNI_COMMAND = 'DEL'
+    $released = (Get-Content -LiteralPath $request | & $hostLocal) -join "`n"
+    if ($LASTEXITCODE) { throw "host-local DEL exited ${LASTEXITCODE}: $released" }
+    $env:CNI_COMMAND = 'ADD'
+    Get-Content -LiteralPath $request | & $hostLocal | Out-File -FilePath $answer
+    if ($LASTEXITCODE) { throw "host-local ADD exited ${LASTEXITCODE}: $(Read-WtsText $answer)" }
 } finally {
     foreach ($v in 'CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_PATH') { Remove-Item -Path "env:$v" -ErrorAction SilentlyContinue }
 }
-$ip = (Get-Content -Raw -LiteralPath $answer | ConvertFrom-Json).ip4.ip
-if (-not $ip) { throw "host-local reserved no address: $(Get-Content -Raw -LiteralPath $answer)" }
+$ip = (Read-WtsText $answer | ConvertFrom-Json).ip4.ip
+if (-not $ip) { throw "host-local reserved no address: $(Read-WtsText $answer)" }
 $vip = $ip.Split('/')[0]
 $params = (Get-ItemProperty -LiteralPath $key -Name AppParameters -ErrorAction Stop).AppParameters
 if ($params -match '--source-vip[= ]\S+') { $params = $params -replace '--source-vip[= ]\S+', "--source-vip=$vip" } else { $params = "$params --source-vip=$vip" }

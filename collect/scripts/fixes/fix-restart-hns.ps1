@@ -10,8 +10,15 @@ $hnsPid = [int]$svc.ProcessId
 try {
     Start-WtsService -Name hns -Restart -TimeoutSec 60
 } catch {
+    # Only a stop that hangs is ended by force, and only in the process HNS had when the
+    # fix began: HNS must still be StopPending (ServiceControllerStatus) and its service
+    # still own that process ID. An HNS that stopped but did not start has no process
+    # (ProcessId 0), and the old ID may by now belong to another program.
+    $now = Get-CimInstance -ClassName Win32_Service -Filter "Name='hns'"
+    $status = (Get-Service -Name hns).Status
+    if ($hnsPid -le 0 -or $status -ne 'StopPending' -or [int]$now.ProcessId -ne $hnsPid) { throw }
     $others = @(Get-CimInstance -ClassName Win32_Service -Filter "ProcessId=$hnsPid" | Where-Object { $_.Name -ne 'hns' })
-    if ($hnsPid -le 0 -or $others.Count -gt 0) { throw }
+    if ($others.Count -gt 0) { throw }
     "hns did not stop within 60 s: ending its process $hnsPid"
     Stop-Process -Id $hnsPid -Force -ErrorAction Stop
     # SCM notices the process's end and marks the service Stopped; wait for that, bounded,

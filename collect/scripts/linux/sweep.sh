@@ -43,6 +43,20 @@ wts_call() {
 	case $code in
 	124 | 137) [ -n "$wts_timeout" ] && printf 'timed out after %s s (%s did not answer)\n' "$limit" "$*" >>"$wts_dir/e" ;;
 	esac
+	case $opt in
+	iproute-*)
+		# iproute2 has -j since 4.13 (2017); CentOS 7's 3.10 refuses it with exit 255.
+		if [ "$code" -ne 0 ] && grep -q 'Option "-j" is unknown' "$wts_dir/e"; then
+			if wts_iproute_text "${opt#iproute-}" >"$wts_dir/o" 2>"$wts_dir/e"; then
+				code=0
+				printf '%s\n' "this iproute2 has no -j (CentOS 7's 3.10): the JSON was made from its text output" >>"$wts_dir/e"
+			else
+				code=1
+			fi
+		fi
+		opt=-
+		;;
+	esac
 	if [ "$code" -eq 0 ] || { [ "$opt" = partial ] && [ -s "$wts_dir/o" ]; }; then
 		# Not a failure: what it wrote on stderr is kept as a note.
 		mv "$wts_dir/e" "$wts_dir/n"
@@ -56,6 +70,68 @@ wts_call() {
 	fi
 	wts_frame "$name" "$code"
 }
+
+# wts_iproute_text route|addr|link prints what `ip -j` prints for it (the fields
+# evidence/decode/linux.go reads), made from the one-line text output (ip -o) of an
+# iproute2 without -j. ip -j omits "type" for unicast routes and empty fields; here they
+# are "" and [], which read the same.
+wts_iproute_text() {
+	case $1 in
+	route) ip route show table main | awk "$wts_awk_q$wts_awk_route" ;;
+	addr) { ip -o link show && ip -o addr show; } | awk "$wts_awk_q$wts_awk_link" ;;
+	link) ip -o -d link show | awk "$wts_awk_q$wts_awk_link" ;;
+	*) return 1 ;;
+	esac
+}
+wts_awk_q='function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+'
+# "default via 10.0.0.1 dev eth0 proto dhcp metric 100", "blackhole 10.1.0.0/24"
+wts_awk_route='BEGIN { printf "[" }
+{
+	t = ""; i = 1
+	if ($1 ~ /^(blackhole|unreachable|prohibit|throw|local|broadcast|multicast)$/) { t = $1; i = 2 }
+	dst = $i; gw = ""; dev = ""; pr = ""; sc = ""; src = ""; fl = ""; m = 0
+	for (j = i + 1; j <= NF; j++) {
+		if ($j == "via") gw = $(++j); else if ($j == "dev") dev = $(++j); else if ($j == "proto") pr = $(++j)
+		else if ($j == "scope") sc = $(++j); else if ($j == "src") src = $(++j); else if ($j == "metric") m = $(++j) + 0
+		else if ($j ~ /^(onlink|linkdown|dead|pervasive)$/) fl = fl (fl == "" ? "" : ",") q($j)
+	}
+	printf "%s{\"type\":%s,\"dst\":%s,\"gateway\":%s,\"dev\":%s,\"protocol\":%s,\"scope\":%s,\"prefsrc\":%s,\"metric\":%d,\"flags\":[%s]}", (NR > 1 ? "," : ""), q(t), q(dst), q(gw), q(dev), q(pr), q(sc), q(src), m, fl
+}
+END { print "]" }'
+# "3: flannel.1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 qdisc noqueue state UNKNOWN ...
+# vxlan id 1 local 10.0.0.4 dev eth0 ... dstport 8472 ..." and "2: eth0    inet 10.0.0.4/24 ..."
+wts_awk_link='{
+	x = $1; sub(/:$/, "", x); nm = $2; sub(/:$/, "", nm); sub(/@.*/, "", nm)
+	if (!(x in seen)) { seen[x] = 1; order[++n] = x; name[x] = nm }
+	if (substr($3, 1, 1) == "<") {
+		k = split(substr($3, 2, length($3) - 2), f, ","); s = ""
+		for (i = 1; i <= k; i++) s = s (i > 1 ? "," : "") q(f[i])
+		flags[x] = s
+		for (i = 4; i < NF; i++) {
+			if ($i == "mtu") mtu[x] = $(i + 1) + 0
+			else if ($i == "state") st[x] = $(i + 1)
+			else if ($i == "vxlan" && $(i + 1) == "id") { kind[x] = "vxlan"; vid[x] = $(i + 2) + 0 }
+			else if (kind[x] == "vxlan" && $i == "local") vl[x] = $(i + 1)
+			else if (kind[x] == "vxlan" && $i == "dev") vd[x] = $(i + 1)
+			else if (kind[x] == "vxlan" && $i == "dstport") vp[x] = $(i + 1) + 0
+		}
+	} else if ($3 == "inet" || $3 == "inet6") {
+		split($4, a, "/")
+		e = "{\"family\":" q($3) ",\"local\":" q(a[1]) ",\"prefixlen\":" (a[2] + 0) "}"
+		ad[x] = ad[x] (ad[x] == "" ? "" : ",") e
+	}
+}
+END {
+	printf "["
+	for (j = 1; j <= n; j++) {
+		x = order[j]
+		printf "%s{\"ifindex\":%d,\"ifname\":%s,\"flags\":[%s],\"mtu\":%d,\"operstate\":%s,\"addr_info\":[%s]", (j > 1 ? "," : ""), x, q(name[x]), flags[x], mtu[x], q(st[x]), ad[x]
+		if (kind[x] != "") printf ",\"linkinfo\":{\"info_kind\":%s,\"info_data\":{\"id\":%d,\"port\":%d,\"local\":%s,\"dev\":%s}}", q(kind[x]), vid[x], vp[x], q(vl[x]), q(vd[x])
+		printf "}"
+	}
+	print "]"
+}'
 
 # wts_frame NAME EXIT prints the frame of the files o, e and n (base64 -w0: one line).
 wts_frame() {

@@ -12,6 +12,6 @@ $dirs += (Join-Path $env:ProgramFiles 'containerd\cni\conf'), 'C:\k\cni\config',
 foreach ($d in $dirs) {
     $f = Get-ChildItem -LiteralPath $d -File -ErrorAction SilentlyContinue |
         Where-Object { $_.Extension -in '.conf', '.conflist', '.json' } | Sort-Object Name | Select-Object -First 1
-    if ($f) { return Get-Content -Raw -LiteralPath $f.FullName }
+    if ($f) { return Read-WtsText $f.FullName }
 }
 throw "no CNI config in $($dirs -join ', ')"

@@ -12,7 +12,7 @@
 $toml = Join-Path $env:ProgramFiles 'containerd\config.toml'
 $plugin = $null
 if (Test-Path -LiteralPath $toml) {
-    $text = Get-Content -Raw -LiteralPath $toml
+    $text = Read-WtsText $toml
     $found = @{}
     foreach ($key in 'conf_dir', 'bin_dirs', 'bin_dir') {
         $m = [regex]::Match($text, "(?m)^[ \t]*$key[ \t]*=[ \t]*\[?[ \t]*(?:""((?:[^""\\\r\n]|\\.)*)""|'([^'\r\n]*)')")

@@ -1,3 +1,3 @@
 $f = Join-Path $env:ProgramFiles 'containerd\config.toml'
 if (-not (Test-Path $f)) { throw "no containerd config at $f" }
-Get-Content -Raw -LiteralPath $f
+Read-WtsText $f

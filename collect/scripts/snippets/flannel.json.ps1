@@ -4,7 +4,7 @@
 # HostProcess pod (sig-windows-tools hostprocess/flannel/flanneld/start.ps1 passes no
 # --subnet-file); the flannel CNI plugin reads the same path. The source VIP: microsoft/SDN
 # Kubernetes/windows helper.psm1 and helper.v2.psm1 GetSourceVip write C:\k\sourceVipRequest.json
-# and host-local's answer C:\k\sourceVip.json (Out-File: UTF-16LE, which Get-Content reads);
+# and host-local's answer C:\k\sourceVip.json (Out-File: UTF-16LE with a BOM, which Read-WtsText reads);
 # sig-windows-tools' HostProcess kube-proxy start.ps1 keeps them in C:\sourcevip. A node
 # without flannel prints an empty Files list.
 $paths = 'C:\run\flannel\subnet.env', 'C:\k\sourceVip.json', 'C:\k\sourceVipRequest.json',
@@ -15,7 +15,7 @@ $files = @(foreach ($p in $paths) {
         [pscustomobject]@{
             Path          = $p
             LastWriteTime = $item.LastWriteTimeUtc.ToString('o')
-            Content       = [string](Get-Content -Raw -LiteralPath $p)
+            Content       = [string](Read-WtsText $p)
         }
     }
 })

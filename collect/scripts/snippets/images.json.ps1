@@ -6,10 +6,15 @@ $running = @(Get-Service -Name 'docker', 'containerd' -ErrorAction SilentlyConti
 $env:CONTAINER_RUNTIME_ENDPOINT = 'npipe:////./pipe/containerd-containerd'
 $env:IMAGE_SERVICE_ENDPOINT = $env:CONTAINER_RUNTIME_ENDPOINT
 if ($running -contains 'docker' -or (-not $running.Count -and (Get-Command docker -ErrorAction SilentlyContinue))) {
-    $ids = @(docker images -q --no-trunc | Select-Object -Unique)
+    # Distinct in one pass (Select-Object -Unique compares each ID with all kept so far).
+    $seen = New-Object 'System.Collections.Generic.HashSet[string]'
+    $ids = @(docker images -q --no-trunc | Where-Object { $seen.Add($_) })
+    if ($LASTEXITCODE) { throw "docker images exited $LASTEXITCODE" }
     if ($ids.Count) { docker image inspect $ids } else { '[]' }
 } elseif (Get-Command crictl -ErrorAction SilentlyContinue) {
-    $ids = @((crictl images -q) | Select-Object -Unique)
+    $seen = New-Object 'System.Collections.Generic.HashSet[string]'
+    $ids = @(crictl images -q | Where-Object { $seen.Add($_) })
+    if ($LASTEXITCODE) { throw "crictl images exited $LASTEXITCODE" }
     if ($ids.Count) { crictl inspecti -o json $ids } else { '[]' }
 } else {
     throw 'neither docker nor crictl is on the PATH'

@@ -11,6 +11,8 @@ if ($s) {
 } else {
     $n = @(netsh int ipv4 show dynamicport tcp | Select-String -Pattern ':\s*(\d+)\s*$' | ForEach-Object { [int]$_.Matches[0].Groups[1].Value })
     if ($n.Count -ge 2) { $start, $count = $n[0], $n[1] }
+    # A netsh that failed leaves the range 0; its exit status must not fail the frame.
+    $global:LASTEXITCODE = 0
 }
 # Excluded ranges inside the dynamic range are taken too: HNS reserves blocks of 64 ports
 # there for kube-proxy's non-DSR load balancers (kubernetes/website#17930, collectlogs'
@@ -22,11 +24,26 @@ foreach ($l in @(netsh int ipv4 show excludedportrange protocol=tcp)) {
         if ($hi -ge $lo) { $excluded += $hi - $lo + 1 }
     }
 }
-$conns = @(Get-NetTCPConnection -ErrorAction SilentlyContinue)
-$inRange = @($conns | Where-Object { $_.LocalPort -ge $start -and $_.LocalPort -lt ($start + $count) })
-$top = @($inRange | Group-Object -Property OwningProcess | Sort-Object Count -Descending | Select-Object -First 5 | ForEach-Object {
-        $proc = Get-Process -Id ([int]$_.Name) -ErrorAction SilentlyContinue
-        [pscustomobject]@{ ProcessId = [int]$_.Name; Name = [string]$proc.ProcessName; Count = $_.Count }
+$global:LASTEXITCODE = 0 # tolerated: no excluded ranges counted
+# One pass over the connections: a node out of ports holds 16 k or more of them, and
+# Select-Object -Unique compares each object with every one kept so far (quadratic: minutes
+# in Windows PowerShell 5.1 at that size, past the snippet's limit). A HashSet[int] counts
+# the distinct local ports and a hashtable the connections of each owning process.
+$conns = 0
+$used = New-Object 'System.Collections.Generic.HashSet[int]'
+$owners = @{}
+$end = $start + $count
+foreach ($c in Get-NetTCPConnection -ErrorAction SilentlyContinue) {
+    $conns++
+    $port = [int]$c.LocalPort
+    if ($port -lt $start -or $port -ge $end) { continue }
+    [void]$used.Add($port)
+    $owner = [int]$c.OwningProcess
+    if ($owners.ContainsKey($owner)) { $owners[$owner]++ } else { $owners[$owner] = 1 }
+}
+$top = @($owners.GetEnumerator() | Sort-Object Value -Descending | Select-Object -First 5 | ForEach-Object {
+        $proc = Get-Process -Id $_.Key -ErrorAction SilentlyContinue
+        [pscustomobject]@{ ProcessId = $_.Key; Name = [string]$proc.ProcessName; Count = $_.Value }
     })
 # The image filesystem's use (images and their unpacked snapshots), as containerd's CRI
 # reports it: cheap, unlike walking C:\ProgramData\containerd. Docker nodes leave it 0.
@@ -37,12 +54,13 @@ if ((Get-Service -Name containerd -ErrorAction SilentlyContinue).Status -eq 'Run
     $fs = (crictl --timeout 5s imagefsinfo -o json 2>$null) -join "`n"
     $m = [regex]::Match($fs, '"usedBytes"\s*:\s*\{\s*"value"\s*:\s*"?(\d+)')
     if ($m.Success) { $imageFS = [int64]$m.Groups[1].Value }
+    $global:LASTEXITCODE = 0 # tolerated: ImageFSUsedBytes stays 0
 }
 $os = Get-CimInstance Win32_OperatingSystem
 $mem = Get-CimInstance Win32_PerfFormattedData_PerfOS_Memory
 [pscustomobject]@{
     DynamicPortStart = $start; DynamicPortCount = $count; ExcludedPorts = $excluded
-    TCPConnections = $conns.Count; DynamicPortsInUse = @($inRange | Select-Object -ExpandProperty LocalPort -Unique).Count
+    TCPConnections = $conns; DynamicPortsInUse = $used.Count
     TopOwners = $top
     TotalMemoryKB = [int64]$os.TotalVisibleMemorySize; FreeMemoryKB = [int64]$os.FreePhysicalMemory
     CommittedBytes = [int64]$mem.CommittedBytes; CommitLimit = [int64]$mem.CommitLimit

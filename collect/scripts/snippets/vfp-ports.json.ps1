@@ -19,6 +19,8 @@ $ports = foreach ($ep in ($local | Select-Object -First 110)) {
         $row.Error = 'no Endpoint Port allocator'
     } else {
         $lines = @(& $vfp.Path /port $row.Port /get-port-state 2>&1 | ForEach-Object { [string]$_ })
+        # A port vfpctrl cannot read is this row's Error, not the frame's failure.
+        $global:LASTEXITCODE = 0
         $b = $lines | Select-String -Pattern '^\s*Blocked\s*:\s*(TRUE|FALSE)\s*$' | Select-Object -First 1
         if ($b) {
             $row.Blocked = $b.Matches[0].Groups[1].Value -eq 'TRUE'

@@ -9,11 +9,16 @@ $logs = 'Microsoft-Windows-Host-Network-Service-Admin', 'Microsoft-Windows-Host-
 $events = foreach ($log in $logs) {
     if (-not (Get-WinEvent -ListLog $log -ErrorAction SilentlyContinue)) { continue }
     try {
-        Get-WinEvent -FilterHashtable @{ LogName = $log; StartTime = $start } -MaxEvents $MaxEvents -ErrorAction Stop
+        $got = @(Get-WinEvent -FilterHashtable @{ LogName = $log; StartTime = $start } -MaxEvents $MaxEvents -ErrorAction Stop)
+        # Newest first, so -MaxEvents kept the newest; a full batch means older ones were cut.
+        if ($got.Count -ge $MaxEvents) {
+            Write-Warning "${log}: kept the newest $MaxEvents events since $($start.ToUniversalTime().ToString('o')); older ones were cut (the log holds $((Get-WinEvent -ListLog $log).RecordCount) records)"
+        }
+        $got
     } catch {
         if ($_.FullyQualifiedErrorId -notlike 'NoMatchingEventsFound*') { Write-Error $_ }
     }
 }
 $rows = @($events | Where-Object { $_ } | Sort-Object TimeCreated | Select-Object @{ n = 'TimeCreated'; e = { $_.TimeCreated.ToUniversalTime().ToString('o') } },
-    'Id', 'Level', 'LevelDisplayName', 'LogName', 'ProviderName', 'Message')
+    'Id', 'Level', 'LevelDisplayName', 'LogName', 'ProviderName', @{ n = 'Message'; e = { Limit-WtsText $_.Message 4096 } })
 ConvertTo-Json -InputObject $rows -Depth 3

@@ -9,6 +9,11 @@ $events = try {
 } catch {
     if ($_.FullyQualifiedErrorId -notlike 'NoMatchingEventsFound*') { throw }
 }
+# Get-WinEvent reads newest first, so -MaxEvents keeps the newest; when it filled up,
+# older events were cut, and the note says so with the log's own record count.
+if (@($events).Count -ge $MaxEvents) {
+    Write-Warning "System: kept the newest $MaxEvents Service Control Manager events since $($start.ToUniversalTime().ToString('o')); older ones were cut (the log holds $((Get-WinEvent -ListLog System).RecordCount) records)"
+}
 $rows = @($events | Where-Object { $_ } | Sort-Object TimeCreated | Select-Object @{ n = 'TimeCreated'; e = { $_.TimeCreated.ToUniversalTime().ToString('o') } },
-    'Id', 'Level', 'LevelDisplayName', 'ProviderName', 'Message')
+    'Id', 'Level', 'LevelDisplayName', 'ProviderName', @{ n = 'Message'; e = { Limit-WtsText $_.Message 4096 } })
 ConvertTo-Json -InputObject $rows -Depth 3

@@ -72,6 +72,9 @@ func (t *Transport) ensurePod(ctx context.Context) (string, error) {
 	if t.pod != "" {
 		return t.pod, nil
 	}
+	if err := t.checkNode(ctx); err != nil {
+		return "", err
+	}
 	if err := t.run.removeLeftovers(ctx); err != nil {
 		return "", t.fail("remove leftover pods", err, t.run.rbacHint())
 	}
