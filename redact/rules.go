@@ -66,7 +66,7 @@ func DefaultRules() []Rule {
 		{Name: "net-user", Regex: `(?i)\bnet(?:\.exe)?\s+user\s+("[^"]*"|'[^']*'|\S+)\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 2, find: []finder{netUserFinder()}},
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
 		// Authorization: Basic x, Authorization: Negotiate x, "Authorization": "x".
-		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
+		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token|[a-z][a-z0-9-]*)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
 		// Basic x: a base64 credential holds an upper-case letter, a digit, '+' or '/'
 		// somewhere; a lower-case word ("Basic authentication") is prose, not a secret.
 		{Name: "basic-auth", Regex: `\b[Bb](?i:asic)\s+([a-z]*[A-Z0-9+/][A-Za-z0-9+/]{7,}=*|[a-z]{8,}=+)`, Group: 1, find: kw("basic")},
@@ -78,7 +78,7 @@ func DefaultRules() []Rule {
 		// The key of a kubeconfig user; client-certificate-data is public and kept.
 		{Name: "kubeconfig-client-key", Regex: `(?i)client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]+)`, Group: 1, find: kw("key-data")},
 		// A whole PEM key on one line, as JSON strings hold it ("-----BEGIN...\n...").
-		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
+		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
 		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
@@ -172,8 +172,13 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 		if s < 0 || e <= s || bytes.HasPrefix(line[s:e], []byte(Replacement)) {
 			continue // the group did not take part, is empty, or is redacted already
 		}
+		s, e = escapedQuoted(line, s, e)
+		s, e = escapeSafe(line, s, e)
+		if s < last {
+			continue
+		}
 		dst = append(dst, line[last:s]...)
-		dst = append(dst, Replacement...)
+		dst = appendReplacement(dst, line, s, e)
 		last = e
 		n++
 	}
