@@ -9,8 +9,14 @@ import (
 
 // Intake redacts one evidence file as it enters the tool, by its path: its name chooses
 // JSON (by value) or text. It has the signature evidence.Tree.SetIntake takes, so a live
-// run's tree holds only redacted evidence and every consumer reads that.
-func (r *Redactor) Intake(p string, b []byte) []byte { return r.Bytes(path.Base(p), b) }
+// run's tree holds only redacted evidence and every consumer reads that. What it
+// replaced is recorded under the full path, which a bundle written with the same
+// Redactor counts in its manifest.
+func (r *Redactor) Intake(p string, b []byte) []byte {
+	out, counts := r.bytesOf(path.Base(p), b)
+	r.Record(p, counts)
+	return out
+}
 
 // FS is fsys with every file redacted as it is first read (and kept so: probes read a
 // file many times): a folder or bundle of evidence someone else collected, read by every

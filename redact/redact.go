@@ -139,6 +139,13 @@ func (r *Redactor) Filter(dst io.Writer, src io.Reader, file string) (int64, map
 // Bytes returns b redacted as the file name (JSON or text), recording the counts. b is
 // returned itself when nothing was replaced.
 func (r *Redactor) Bytes(name string, b []byte) []byte {
+	out, counts := r.bytesOf(name, b)
+	r.Record(name, counts)
+	return out
+}
+
+// bytesOf is Bytes without recording.
+func (r *Redactor) bytesOf(name string, b []byte) ([]byte, map[string]int) {
 	counts := map[string]int{}
 	var out []byte
 	if IsJSON(name) {
@@ -148,11 +155,10 @@ func (r *Redactor) Bytes(name string, b []byte) []byte {
 		r.copyText(&buf, bytes.NewReader(b), counts) // writes to memory: no error
 		out = buf.Bytes()
 	}
-	r.Record(name, counts)
 	if len(counts) == 0 {
-		return b
+		return b, counts
 	}
-	return out
+	return out, counts
 }
 
 // String is Bytes for text already in a string: a report line, a cluster address, an

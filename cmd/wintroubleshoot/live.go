@@ -26,8 +26,11 @@ import (
 
 // liveOptions are the root command's flags: a live run over the cluster's Windows nodes.
 type liveOptions struct {
-	// rawEvidence keeps the evidence as collected (snapshot --no-redact).
+	// rawEvidence keeps the evidence as collected (snapshot --no-redact); intake, when
+	// set, is the redactor evidence enters through (a snapshot's own, which its
+	// manifest counts), else the run's rules.
 	rawEvidence bool
+	intake      *redact.Redactor
 	kube        *genericclioptions.ConfigFlags
 	access      nodeAccess
 	out         outputOptions
@@ -153,10 +156,12 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	tree := evidence.NewTree()
 	// Evidence is redacted as it enters the tree (cluster evidence, sweeps, log
 	// queries), so every output reads it redacted; only snapshot --no-redact keeps it raw.
-	var intake *redact.Redactor
+	intake := o.intake
 	if !o.rawEvidence {
-		if intake, err = newRunRedactor(o.out.redactRules); err != nil {
-			return nil, err
+		if intake == nil {
+			if intake, err = newRunRedactor(o.out.redactRules); err != nil {
+				return nil, err
+			}
 		}
 		tree.SetIntake(intake.Intake)
 	}
