@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path"
@@ -42,5 +43,22 @@ func BenchmarkRedactScenarioTree(b *testing.B) {
 		for p, v := range tree {
 			r.Bytes(path.Base(p), v)
 		}
+	}
+}
+
+// TestScenarioTreeNotRedacted is the false-positive budget: the recorded scenarios hold
+// no secret, but image digests, hashes, GUIDs, HNS IDs, thumbprints and base64 blobs
+// galore; the redactor (built-in and gitleaks' rules) must replace none of them, or the
+// probes would judge other evidence than the node gave.
+func TestScenarioTreeNotRedacted(t *testing.T) {
+	r := Default()
+	tree := scenarioTree(t)
+	for p, v := range tree {
+		if out := r.Bytes(path.Base(p), v); !bytes.Equal(out, v) {
+			t.Errorf("%s: redacted", p)
+		}
+	}
+	if c := r.Counts(); len(c) > 0 {
+		t.Errorf("%d files of %d redacted: %v", len(c), len(tree), c[:min(len(c), 10)])
 	}
 }

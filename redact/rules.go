@@ -84,15 +84,31 @@ func DefaultRules() []Rule {
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// api_key=x, apikey: x, x-api-key: x.
 		{Name: "api-key", Regex: `(?i)api[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{apiKeyFinder()}},
-		// SECRET_KEY=x, DB_PASSWORD=x, GITHUB_TOKEN=x: environment assignments (upper case,
-		// as environment variables are written).
-		{Name: "env-assignment", Regex: `\b[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
+		// SECRET_KEY=x, DB_PASS=x, GITHUB_TOKEN=x, BASIC_AUTH=x: environment assignments
+		// (upper case, as environment variables are written) named like a secret; KEY and
+		// AUTH only as a part (STORAGE_KEY, AUTH_TOKEN), not a README's KEY=VALUE.
+		{Name: "env-assignment", Regex: `\b(?:[A-Z0-9_]*(?:SECRET|PASS|PWD|TOKEN|CREDENTIAL)[A-Z0-9_]*|[A-Z0-9_]+_(?:KEY|AUTH)[A-Z0-9_]*|(?:KEY|AUTH)_[A-Z0-9_]+)\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		// containerd's registry auth = "x", identitytoken = "x" (config.toml), kept quoted.
 		{Name: "registry-auth", Regex: `(?i)(?:^|[\s{,"'])(?:auth|identitytoken|identity_token|registrytoken|registry_token)["']?\s*[:=]\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: []finder{authFinder(), tokenFinder()}},
 		// A bare JSON Web Token: header and payload are base64url JSON objects.
 		{Name: "jwt", Regex: `\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+`, find: []finder{{"jwt", findJWT}}},
 		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{{"aws-key-id", findAWSKeyID}}},
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
+		// Windows and Kubernetes node kinds (issue 24): passwords on command lines,
+		// headers, signed URLs, base64-encoded PEM keys.
+		// sshpass -p X, mysql -pX: -p is a password only after these tools (mkdir -p is not).
+		{Name: "cmdline-password", Regex: `(?i)\b(?:sshpass|mysql|mysqladmin|mysqldump)\b[^\n]*?\s-p\s*("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: kw("sshpass", "mysql")},
+		// cmdkey /pass:X, /password:X, /p:X; schtasks /rp X.
+		{Name: "slash-password", Regex: `(?i)(?:^|[\s"'])/(?:pass|password|p|rp)(?::|\s+)("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 1, find: kw("/pass", "/p:", "/rp ")},
+		// net use \\server\share PASSWORD /user:x
+		{Name: "net-use", Regex: `(?i)\bnet(?:\.exe)?\s+use\s+(?:[a-z*]:\s+)?\\\\\S+\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 1, find: kw("net use", "net.exe use")},
+		{Name: "cookie-header", Regex: `(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\r\n"']+)`, Group: 1, find: kw("cookie")},
+		{Name: "x-token-header", Regex: `(?i)\bx-[a-z-]*(?:token|auth|key)["']?\s*[:=]\s*["']?([^\s"',;]+)`, Group: 1, find: kw("x-")},
+		// S3 presigned URLs: the signature and session token (the key id is caught above).
+		{Name: "s3-presigned", Regex: `(?i)[?&]x-amz-(?:signature|security-token)=([^&\s"']+)`, Group: 1, find: kw("x-amz-")},
+		// A PEM private key in base64 (a kubeconfig's or a Secret's data): "-----BEGIN"
+		// is LS0tLS1CRUdJTi, and "PRIVATE KEY" one of three spellings by alignment.
+		{Name: "private-key-base64", Regex: `LS0tLS1CRUdJTi[A-Za-z0-9+/]*?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/=]*`, find: []finder{literalFinder("LS0tLS1CRUdJTi")}},
 		// https://user:password@host
 		{Name: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"']+:([^/\s@"']+)@`, Group: 1, find: []finder{{"url-userinfo", findURLUserinfo}}},
 		// https://token@host: userinfo without a password is a credential too (a GitHub
