@@ -58,7 +58,7 @@ var ErrDeclined = errors.New("fix declined")
 
 // Declined records that a person said no at the confirmation.
 func (x *Fixer) Declined(f probes.Finding, fix *probes.Fix) {
-	x.audit(f, fix, Outcome{Result: Declined, Reason: "the confirmation was declined"})
+	_ = x.audit(f, fix, Outcome{Result: Declined, Reason: "the confirmation was declined"}) // nothing ran
 }
 
 // Apply runs one fix of a finding once the answer satisfies its Confirmation, and says
@@ -69,8 +69,19 @@ func (x *Fixer) Apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 	if o.Reason == "" && err != nil {
 		o.Reason = err.Error()
 	}
-	x.audit(f, fix, o)
+	if aerr := x.audit(f, fix, o); aerr != nil {
+		// The fix's own result stands, but a change to a node left unrecorded is an
+		// error the front end reports (and the command exits non-zero on).
+		err = errors.Join(err, fmt.Errorf("%s on %s ended %s, but its audit record was not written: %w", fixID(fix), f.Node, o.Result, aerr))
+	}
 	return o, err
+}
+
+func fixID(fix *probes.Fix) string {
+	if fix == nil {
+		return "the fix"
+	}
+	return fix.ID
 }
 
 func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, ans Answer) (Outcome, error) {
@@ -112,6 +123,10 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 			return refuse(now, "kubectl drain refuses: %s; nothing was changed (`wintroubleshoot fix` chooses --force or --delete-emptydir-data)",
 				strings.Join(plan.Blocked, "; "))
 		}
+	}
+	// Again, right before the change: the confirmation may have waited a long while.
+	if err := x.Audit.Check(); err != nil {
+		return refuse(now, "%s", err)
 	}
 	x.mark(f.Node, fix.ID)
 	expect := x.consequences(now) // what fixing this root cause should also clear
@@ -244,12 +259,13 @@ func (x *Fixer) judge(ctx context.Context, node string, p probes.Probe) (probes.
 	return fs[0], nil
 }
 
-func (x *Fixer) audit(f probes.Finding, fix *probes.Fix, o Outcome) {
+// audit records one attempt; an error says the record was not written.
+func (x *Fixer) audit(f probes.Finding, fix *probes.Fix, o Outcome) error {
 	e := AuditEntry{Time: x.now().UTC(), User: x.User, Node: f.Node, Probe: f.Probe, Result: o.Result, Reason: o.Reason, Output: o.Output}
 	if fix != nil {
 		e.Fix, e.Commands = fix.ID, x.commands(f.Node, fix)
 	}
-	_ = x.Audit.Append(e) // an unwritable audit log must not hide the fix's own result
+	return x.Audit.Append(e)
 }
 
 func firstLine(s string) string {

@@ -182,7 +182,9 @@ func writeReports(spool string, meta report.Meta, findings []probes.Finding, rea
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", r.name, err)
 		}
-		err = report.Write(f, r.format, meta, findings, r.opt)
+		// Redacted here, before Markdown escapes (SECRET\_KEY): the bundle's own pass
+		// over report.md comes after the escaping and cannot see such a secret.
+		err = report.WriteRedacted(f, r.format, meta, findings, r.opt, red)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -18,6 +18,10 @@ type Tree struct {
 	// (which made judging each node cost more the bigger the fleet).
 	kids map[string]map[string]int
 	memo *Memo
+	// intake, when set, is applied to every file as it is stored: the redactor, so
+	// every reader (probes, excerpts, reports, bundles, the screen) sees the evidence
+	// redacted once, as it entered.
+	intake func(path string, b []byte) []byte
 }
 
 // NewTree makes an empty tree.
@@ -25,8 +29,33 @@ func NewTree() *Tree {
 	return &Tree{files: map[string][]byte{}, kids: map[string]map[string]int{}, memo: NewMemo()}
 }
 
+// SetIntake makes every file stored from now on pass through f (path, bytes) first; set
+// it before the tree is shared.
+func (t *Tree) SetIntake(f func(path string, b []byte) []byte) { t.intake = f }
+
+// in is b as the tree keeps it: through the intake, outside the lock (redacting a large
+// log takes a while, and other nodes' writers must not wait for it).
+func (t *Tree) in(p string, b []byte) []byte {
+	if t.intake == nil {
+		return b
+	}
+	return t.intake(p, b)
+}
+
+func (t *Tree) inAll(prefix string, files map[string][]byte) map[string][]byte {
+	if t.intake == nil {
+		return files
+	}
+	out := make(map[string][]byte, len(files))
+	for name, b := range files {
+		out[name] = t.intake(prefix+"/"+name, b)
+	}
+	return out
+}
+
 // Put stores a file, replacing any earlier one at that path.
 func (t *Tree) Put(p string, b []byte) {
+	b = t.in(p, b)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.put(p, b)
@@ -108,6 +137,7 @@ func (t *Tree) dir(name string) *memDir {
 
 // PutAll stores several files under a prefix ("nodes/win-1").
 func (t *Tree) PutAll(prefix string, files map[string][]byte) {
+	files = t.inAll(prefix, files)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, b := range files {
@@ -118,6 +148,7 @@ func (t *Tree) PutAll(prefix string, files map[string][]byte) {
 // Replace deletes the stale paths and stores files under prefix in one step, so a reader
 // judging the node meanwhile sees the old set or the new one, never a mix with holes.
 func (t *Tree) Replace(prefix string, stale []string, files map[string][]byte) {
+	files = t.inAll(prefix, files)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range stale {

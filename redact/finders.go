@@ -176,7 +176,8 @@ func findAssignment(b, low []byte) int {
 			start--
 		}
 		if name := string(b[start:end]); start < end && (strings.Contains(name, "SECRET") || strings.Contains(name, "PASSW") ||
-			strings.Contains(name, "TOKEN") || strings.Contains(name, "KEY")) {
+			strings.Contains(name, "TOKEN") || strings.Contains(name, "KEY") || strings.Contains(name, "PASS") ||
+			strings.Contains(name, "PWD") || strings.Contains(name, "AUTH") || strings.Contains(name, "CREDENTIAL")) {
 			return start
 		}
 		from = eq + 1

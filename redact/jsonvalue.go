@@ -40,12 +40,12 @@ func (r *Redactor) copyJSON(dst io.Writer, src io.Reader, counts map[string]int)
 // redactJSON returns b with its secrets replaced; b itself when there were none. Text
 // that does not decode as JSON (a PowerShell error in a .json file) is redacted as text.
 func (r *Redactor) redactJSON(b []byte, counts map[string]int) []byte {
-	if u, ok := fromUTF16(b); ok {
+	if u, form, ok := fromUTF16(b); ok {
 		red := r.redactJSON(u, counts)
 		if bytes.Equal(red, u) {
 			return b
 		}
-		return toUTF16(red, b)
+		return toUTF16(red, form)
 	}
 	bom := 0
 	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {

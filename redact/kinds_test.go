@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"golang.org/x/text/encoding/unicode"
 	"strings"
 	"sync"
 	"testing"
@@ -116,24 +117,25 @@ func TestLayoutIsKeptAroundARedaction(t *testing.T) {
 }
 
 func TestUTF16JSON(t *testing.T) {
-	in := toUTF16([]byte(`{"token": "U16Secret", "n": "keep"}`), []byte{0xff, 0xfe})
+	in := toUTF16([]byte(`{"token": "U16Secret", "n": "keep"}`), utf16Form{unicode.LittleEndian, true})
 	out := Default().Bytes("x.json", in)
-	u, ok := fromUTF16(out)
+	u, _, ok := fromUTF16(out)
 	if !ok || strings.Contains(string(u), "U16Secret") || !strings.Contains(string(u), "keep") {
 		t.Errorf("UTF-16 JSON: %q", u)
 	}
 }
 
 func TestUTF16Text(t *testing.T) {
-	for _, bom := range [][]byte{{0xff, 0xfe}, {0xfe, 0xff}} {
-		clean := toUTF16([]byte("Starting node setup\r\nSetup done\r\n"), bom)
+	for _, form := range []utf16Form{{unicode.LittleEndian, true}, {unicode.BigEndian, true}, {unicode.LittleEndian, false}, {unicode.BigEndian, false}} {
+		clean := toUTF16([]byte("Starting node setup\r\nSetup done\r\n"), form)
 		if out := Default().Bytes("startup.log", clean); !bytes.Equal(out, clean) {
-			t.Errorf("% x: clean UTF-16 text changed", bom)
+			t.Errorf("%v: clean UTF-16 text changed", form)
 		}
-		in := toUTF16([]byte("net user kadmin U16NetPw /add\r\npassword=U16Pw\r\n"), bom)
-		u, ok := fromUTF16(Default().Bytes("startup.log", in))
-		if !ok || strings.Contains(string(u), "U16NetPw") || strings.Contains(string(u), "U16Pw") || !strings.Contains(string(u), "kadmin") {
-			t.Errorf("% x: UTF-16 text: %q", bom, u)
+		in := toUTF16([]byte("net user kadmin U16NetPw /add\r\npassword=U16Pw\r\n"), form)
+		out := Default().Bytes("startup.log", in)
+		u, got, ok := fromUTF16(out)
+		if !ok || got != form || strings.Contains(string(u), "U16NetPw") || strings.Contains(string(u), "U16Pw") || !strings.Contains(string(u), "kadmin") {
+			t.Errorf("%v: UTF-16 text: %q (read back as %v)", form, u, got)
 		}
 	}
 }

@@ -29,16 +29,23 @@ type lineFilter struct {
 	inPEM, pemMarked bool
 	// lits: the forms of the literal secrets, replaced before any rule runs.
 	lits [][]byte
+	// leaks: gitleaks' rules, after the built-in ones; hits: the lines they run on.
+	leaks *leaks
+	hits  []hit
+	blk   []byte // the block being redacted, which hits index
+	// tail is the last line of the block before when a keyword is on it; ctxb and
+	// ctxl are it and this block joined, and lower-cased.
+	tail, ctxb, ctxl []byte
 }
 
 // newLineFilter is a line filter with r's rules and literal secrets, writing to w.
 func (r *Redactor) newLineFilter(w io.Writer, counts map[string]int) *lineFilter {
-	return &lineFilter{rules: r.rules, scans: r.scans, w: w, counts: counts, anyLine: r.anyLine, lits: r.literalForms()}
+	return &lineFilter{rules: r.rules, scans: r.scans, w: w, counts: counts, anyLine: r.anyLine, lits: r.literalForms(), leaks: r.leaks}
 }
 
 func (f *lineFilter) Write(p []byte) (int, error) {
 	f.buf = append(f.buf, p...)
-	end := bytes.LastIndexByte(f.buf, '\n') + 1
+	end := heldEnd(f.buf)
 	if end == 0 {
 		if len(f.buf) < maxLine {
 			return len(p), nil
@@ -52,6 +59,25 @@ func (f *lineFilter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// heldEnd is where the complete lines of buf end, less a command still being continued
+// (its last lines end in \, ` or ^): the lines of one command stay in one block, where
+// a rule can see its name and its value together.
+func heldEnd(buf []byte) int {
+	end := bytes.LastIndexByte(buf, '\n') + 1
+	held := end
+	for held > 0 && len(buf)-held < maxLine {
+		line := bytes.TrimRight(buf[:held], " \t\r\n")
+		if len(line) == 0 || !bytes.ContainsRune([]byte("\\`^"), rune(line[len(line)-1])) {
+			return held
+		}
+		held = bytes.LastIndexByte(line, '\n') + 1
+	}
+	if len(buf)-held >= maxLine {
+		return end // a continued command longer than a line may be: cut it
+	}
+	return held
+}
+
 // Close redacts the last line, which has no newline.
 func (f *lineFilter) Close() error {
 	if len(f.buf) == 0 {
@@ -62,9 +88,10 @@ func (f *lineFilter) Close() error {
 	return err
 }
 
-// PEM markers; "PRIVATE KEY-----" ends the BEGIN line of every private key type.
+// PEM markers; "PRIVATE KEY" ends the BEGIN line of every private key type (then
+// "-----", or " BLOCK-----" for an OpenPGP armored key).
 // pemProbe is pemKey from its rare 'V' on: one block scan finds it fast.
-const pemBegin, pemEnd, pemKey, pemProbe = "-----BEGIN ", "-----END", "PRIVATE KEY-----", "VATE KEY-----"
+const pemBegin, pemEnd, pemKey, pemProbe = "-----BEGIN ", "-----END", "PRIVATE KEY", "VATE KEY"
 
 // scan is one finder and the rules (a bit each) it finds lines for.
 type scan struct {
@@ -73,10 +100,12 @@ type scan struct {
 	pem  bool // looks for pemKey, which block checks first
 }
 
-// cand is a line a finder pointed at, with the rules to run on it.
+// cand is a line a finder pointed at, with the rules to run on it: built-in ones (mask)
+// and gitleaks' (f.hits[h0:h1]).
 type cand struct {
 	start, end int
 	mask       uint64
+	h0, h1     int
 }
 
 // block redacts a run of whole lines. The finders point at the lines a rule may match
@@ -84,6 +113,7 @@ type cand struct {
 // hold a PEM key, or any block when a custom rule has no keywords, goes line by line.
 func (f *lineFilter) block(b []byte) error {
 	b = replaceLiterals(b, f.lits, f.counts)
+	f.blk = b
 	f.low = lowerASCII(f.low, b)
 	if f.inPEM || bytes.Contains(b, []byte(pemProbe)) || f.anyLine {
 		return f.eachLine(b)
@@ -107,6 +137,7 @@ func (f *lineFilter) block(b []byte) error {
 			from = c.end
 		}
 	}
+	f.leakCands(b)
 	if len(f.cands) == 0 {
 		_, err := f.w.Write(b)
 		return err
@@ -118,9 +149,12 @@ func (f *lineFilter) block(b []byte) error {
 		c := f.cands[k]
 		for k++; k < len(f.cands) && f.cands[k].start == c.start; k++ {
 			c.mask |= f.cands[k].mask
+			if f.cands[k].h1 > f.cands[k].h0 {
+				c.h0, c.h1 = f.cands[k].h0, f.cands[k].h1
+			}
 		}
 		f.out = append(f.out, b[prev:c.start]...)
-		f.split(b, c.start, c.end, c.mask)
+		f.split(b, c.start, c.end, c.mask, f.hits[c.h0:c.h1])
 		prev = c.end
 	}
 	f.out = append(f.out, b[prev:]...)
@@ -131,6 +165,7 @@ func (f *lineFilter) block(b []byte) error {
 // eachLine redacts a block line by line, asking every rule about every line.
 func (f *lineFilter) eachLine(b []byte) error {
 	f.out = f.out[:0]
+	f.tail = f.tail[:0]
 	for off := 0; off < len(b); {
 		next := len(b)
 		if i := bytes.IndexByte(b[off:], '\n'); i >= 0 {
@@ -142,7 +177,11 @@ func (f *lineFilter) eachLine(b []byte) error {
 				mask |= 1 << i
 			}
 		}
-		f.split(b, off, next, mask)
+		f.hits = f.hits[:0]
+		if f.leaks != nil {
+			f.hits = f.leaks.hits(f.hits, b[off:next], f.low[off:next])
+		}
+		f.split(b, off, next, mask, f.hits)
 		off = next
 	}
 	_, err := f.w.Write(f.out)
@@ -150,17 +189,56 @@ func (f *lineFilter) eachLine(b []byte) error {
 }
 
 // split hands b[start:end], one line, to line without its end-of-line bytes.
-func (f *lineFilter) split(b []byte, start, end int, mask uint64) {
+func (f *lineFilter) split(b []byte, start, end int, mask uint64, hits []hit) {
 	e := end
 	for e > start && (b[e-1] == '\n' || b[e-1] == '\r') {
 		e--
 	}
-	f.line(b[start:e], b[e:end], mask)
+	f.line(b[start:e], b[e:end], mask, hits)
+}
+
+// leakCands adds the lines of block b that gitleaks' keywords point at to f.cands, one
+// candidate per line with its run of f.hits.
+func (f *lineFilter) leakCands(b []byte) {
+	f.hits = f.hits[:0]
+	if f.leaks == nil {
+		return
+	}
+	// The last line of the block before, when a keyword is on it, is carried into
+	// this one: a block ends at any newline (a Write, a string value's end), and the
+	// value of that keyword may be on the line after it.
+	ctx, low, tail := b, f.low, len(f.tail)
+	if tail > 0 {
+		f.ctxb = append(append(f.ctxb[:0], f.tail...), b...)
+		f.ctxl = lowerASCII(f.ctxl, f.ctxb)
+		ctx, low = f.ctxb, f.ctxl
+	}
+	f.blk = ctx
+	all := f.leaks.hits(f.hits, ctx, low)
+	f.hits = f.hits[:0]
+	last := bytes.LastIndexByte(bytes.TrimRight(ctx, "\r\n"), '\n') + 1
+	f.tail = f.tail[:0]
+	for _, h := range all {
+		if h.start >= tail {
+			f.hits = append(f.hits, h)
+		}
+		if h.start == last && h.ctx < 0 && last >= tail && len(f.tail) == 0 {
+			f.tail = append(f.tail, ctx[last:]...)
+		}
+	}
+	for i := 0; i < len(f.hits); {
+		j := i + 1
+		for j < len(f.hits) && f.hits[j].start == f.hits[i].start {
+			j++
+		}
+		f.cands = append(f.cands, cand{start: f.hits[i].start - tail, end: f.hits[i].end - tail, h0: i, h1: j})
+		i = j
+	}
 }
 
 // line redacts one line (without its end-of-line bytes eol) into f.out, applying the
-// rules in mask.
-func (f *lineFilter) line(line, eol []byte, mask uint64) {
+// built-in rules in mask, then gitleaks' rules of hits.
+func (f *lineFilter) line(line, eol []byte, mask uint64, hits []hit) {
 	if f.inPEM {
 		switch {
 		case bytes.Contains(line, []byte(pemEnd)):
@@ -203,6 +281,14 @@ func (f *lineFilter) line(line, eol []byte, mask uint64) {
 			cur = res
 		}
 	}
+	if len(hits) > 0 {
+		scratch := &f.s1
+		if len(cur) > 0 && len(f.s1) > 0 && &cur[0] == &f.s1[0] {
+			scratch = &f.s2
+		}
+		*scratch = f.leaks.redactLine((*scratch)[:0], cur, f.blk, hits, f.counts)
+		cur = *scratch
+	}
 	f.out = append(append(f.out, cur...), eol...)
 	if k := bytes.Index(cur, []byte(pemKey)); k >= 0 && bytes.Contains(cur[:k], []byte(pemBegin)) && !bytes.Contains(cur[k:], []byte(pemEnd)) {
 		f.inPEM, f.pemMarked = true, false
@@ -213,7 +299,7 @@ func (f *lineFilter) line(line, eol []byte, mask uint64) {
 // header, maybe indented (as YAML block scalars hold it).
 func pemBody(line []byte) bool {
 	t := bytes.TrimSpace(line)
-	if bytes.HasPrefix(t, []byte("Proc-Type:")) || bytes.HasPrefix(t, []byte("DEK-Info:")) {
+	if bytes.HasPrefix(t, []byte("Proc-Type:")) || bytes.HasPrefix(t, []byte("DEK-Info:")) || bytes.HasPrefix(t, []byte("Version:")) || bytes.HasPrefix(t, []byte("Comment:")) {
 		return true
 	}
 	for _, c := range t {

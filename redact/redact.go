@@ -1,7 +1,9 @@
-// Package redact removes secrets from everything the tool writes out: bundles, reports in
-// every format, Markdown excerpts, the TUI's copy and pager, the audit log. It is a leaf:
-// the standard library, golang.org/x/text (UTF-16 evidence) and sigs.k8s.io/yaml (rule
-// files) only, so every exit can use it.
+// Package redact removes secrets from evidence as it enters the tool (a sweep, a bundle,
+// a folder, a paste), so every output reads redacted text: bundles, reports in every
+// format, Markdown excerpts, the TUI's copy and pager, the audit log. It is a leaf: the
+// standard library, golang.org/x/text (UTF-16 evidence), sigs.k8s.io/yaml (rule files)
+// and gitleaks' rule set (github.com/zricethezav/gitleaks/v8/config) only, so every exit
+// can use it.
 //
 // Two ways of looking at a file, chosen by its name:
 //
@@ -13,8 +15,11 @@
 //     bytes, so PowerShell 5.1's ConvertTo-Json layout survives and a file without
 //     secrets is byte-identical. JSON that does not decode is redacted as text.
 //   - Everything else is text, redacted line by line by regex rules (DefaultRules plus
-//     custom ones), PEM private key blocks, and a scanner for Secret JSON embedded in
-//     logs.
+//     custom ones), then by gitleaks' default rules (gitleaks.go: some two hundred, each
+//     behind its keywords, found in one Aho-Corasick pass), PEM private key blocks, and a
+//     scanner for Secret JSON embedded in logs. Replacing keeps structure: escapes of a
+//     JSON document inside a log line stay whole, and a YAML or TOML plain value becomes
+//     '***REDACTED***', quoted (structure.go).
 //
 // Literal secrets the tool itself knows (the node password it used) are replaced
 // everywhere, in every form they are written in (AddLiteral).
@@ -41,6 +46,7 @@ type Redactor struct {
 	scans   []scan // the distinct finders, each with the rules it serves
 	anyLine bool   // a rule without finders: every line must be asked
 	custom  bool   // a rule not built in (LoadRules): no shortcut may skip it
+	leaks   *leaks // gitleaks' default rules, always on
 
 	mu       sync.Mutex
 	literals []literal
@@ -58,7 +64,11 @@ type Count struct {
 // protection; the structural rules (private keys, Secret data, secret-like JSON keys,
 // env entries, flag arguments, literals) are always on.
 func New(rules []Rule) (*Redactor, error) {
-	r := &Redactor{counts: map[[2]string]int{}}
+	lk, err := sharedLeaks()
+	if err != nil {
+		return nil, err
+	}
+	r := &Redactor{counts: map[[2]string]int{}, leaks: lk}
 	for _, rule := range rules {
 		c, err := compileRule(rule)
 		if err != nil {
@@ -129,6 +139,13 @@ func (r *Redactor) Filter(dst io.Writer, src io.Reader, file string) (int64, map
 // Bytes returns b redacted as the file name (JSON or text), recording the counts. b is
 // returned itself when nothing was replaced.
 func (r *Redactor) Bytes(name string, b []byte) []byte {
+	out, counts := r.bytesOf(name, b)
+	r.Record(name, counts)
+	return out
+}
+
+// bytesOf is Bytes without recording.
+func (r *Redactor) bytesOf(name string, b []byte) ([]byte, map[string]int) {
 	counts := map[string]int{}
 	var out []byte
 	if IsJSON(name) {
@@ -138,11 +155,10 @@ func (r *Redactor) Bytes(name string, b []byte) []byte {
 		r.copyText(&buf, bytes.NewReader(b), counts) // writes to memory: no error
 		out = buf.Bytes()
 	}
-	r.Record(name, counts)
 	if len(counts) == 0 {
-		return b
+		return b, counts
 	}
-	return out
+	return out, counts
 }
 
 // String is Bytes for text already in a string: a report line, a cluster address, an
@@ -219,22 +235,23 @@ func (j *jsonWriter) Close() error {
 }
 
 // copyText runs the text pipeline: the embedded-Secret scanner, then the line rules.
-// UTF-16 text with a byte-order mark (Windows PowerShell's Out-File) is redacted as
-// UTF-8 and written back in its own encoding.
+// UTF-16 text (Windows PowerShell's Out-File, with a byte-order mark or without) is
+// redacted as UTF-8 and written back in its own encoding.
 func (r *Redactor) copyText(dst io.Writer, src io.Reader, counts map[string]int) (int64, error) {
 	br := bufio.NewReaderSize(src, 64<<10)
-	bom, _ := br.Peek(2)
-	if len(bom) < 2 || !(bom[0] == 0xff && bom[1] == 0xfe || bom[0] == 0xfe && bom[1] == 0xff) {
+	head, _ := br.Peek(1024)
+	form, ok := sniffUTF16(head)
+	if !ok {
 		return r.copyUTF8(dst, br, counts)
 	}
-	order := unicode.LittleEndian
-	if bom[0] == 0xfe {
-		order = unicode.BigEndian
-	}
 	cw := &countWriter{w: dst}
-	enc := transform.NewWriter(cw, unicode.UTF16(order, unicode.UseBOM).NewEncoder())
-	_, err := r.copyUTF8(enc, transform.NewReader(br, unicode.UTF16(order, unicode.ExpectBOM).NewDecoder()), counts)
-	if cerr := enc.Close(); err == nil {
+	enc := unicode.UTF16(form.order, unicode.IgnoreBOM).NewEncoder()
+	if form.bom {
+		enc = unicode.UTF16(form.order, unicode.UseBOM).NewEncoder()
+	}
+	tw := transform.NewWriter(cw, enc)
+	_, err := r.copyUTF8(tw, transform.NewReader(br, form.encoding().NewDecoder()), counts)
+	if cerr := tw.Close(); err == nil {
 		err = cerr
 	}
 	return cw.n, err

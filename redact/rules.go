@@ -66,7 +66,7 @@ func DefaultRules() []Rule {
 		{Name: "net-user", Regex: `(?i)\bnet(?:\.exe)?\s+user\s+("[^"]*"|'[^']*'|\S+)\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 2, find: []finder{netUserFinder()}},
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
 		// Authorization: Basic x, Authorization: Negotiate x, "Authorization": "x".
-		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
+		{Name: "authorization-header", Regex: `(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:basic|bearer|negotiate|ntlm|digest|token|[a-z][a-z0-9-]*)\s+)?([^\s"',;]+)`, Group: 1, find: []finder{authFinder()}},
 		// Basic x: a base64 credential holds an upper-case letter, a digit, '+' or '/'
 		// somewhere; a lower-case word ("Basic authentication") is prose, not a secret.
 		{Name: "basic-auth", Regex: `\b[Bb](?i:asic)\s+([a-z]*[A-Z0-9+/][A-Za-z0-9+/]{7,}=*|[a-z]{8,}=+)`, Group: 1, find: kw("basic")},
@@ -78,21 +78,37 @@ func DefaultRules() []Rule {
 		// The key of a kubeconfig user; client-certificate-data is public and kept.
 		{Name: "kubeconfig-client-key", Regex: `(?i)client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]+)`, Group: 1, find: kw("key-data")},
 		// A whole PEM key on one line, as JSON strings hold it ("-----BEGIN...\n...").
-		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
+		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
 		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// api_key=x, apikey: x, x-api-key: x.
 		{Name: "api-key", Regex: `(?i)api[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{apiKeyFinder()}},
-		// SECRET_KEY=x, DB_PASSWORD=x, GITHUB_TOKEN=x: environment assignments (upper case,
-		// as environment variables are written).
-		{Name: "env-assignment", Regex: `\b[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
+		// SECRET_KEY=x, DB_PASS=x, GITHUB_TOKEN=x, BASIC_AUTH=x: environment assignments
+		// (upper case, as environment variables are written) named like a secret; KEY and
+		// AUTH only as a part (STORAGE_KEY, AUTH_TOKEN), not a README's KEY=VALUE.
+		{Name: "env-assignment", Regex: `\b(?:[A-Z0-9_]*(?:SECRET|PASS|PWD|TOKEN|CREDENTIAL)[A-Z0-9_]*|[A-Z0-9_]+_(?:KEY|AUTH)[A-Z0-9_]*|(?:KEY|AUTH)_[A-Z0-9_]+)\s*=\s*("[^"]*"|'[^']*'|[^\s"',;&]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		// containerd's registry auth = "x", identitytoken = "x" (config.toml), kept quoted.
 		{Name: "registry-auth", Regex: `(?i)(?:^|[\s{,"'])(?:auth|identitytoken|identity_token|registrytoken|registry_token)["']?\s*[:=]\s*"((?:[^"\\]|\\.)+)"`, Group: 1, find: []finder{authFinder(), tokenFinder()}},
 		// A bare JSON Web Token: header and payload are base64url JSON objects.
 		{Name: "jwt", Regex: `\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+`, find: []finder{{"jwt", findJWT}}},
 		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{{"aws-key-id", findAWSKeyID}}},
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
+		// Windows and Kubernetes node kinds (issue 24): passwords on command lines,
+		// headers, signed URLs, base64-encoded PEM keys.
+		// sshpass -p X, mysql -pX: -p is a password only after these tools (mkdir -p is not).
+		{Name: "cmdline-password", Regex: `(?i)\b(?:sshpass|mysql|mysqladmin|mysqldump)\b[^\n]*?\s-p\s*("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: kw("sshpass", "mysql")},
+		// cmdkey /pass:X, /password:X, /p:X; schtasks /rp X.
+		{Name: "slash-password", Regex: `(?i)(?:^|[\s"'])/(?:pass|password|p|rp)(?::|\s+)("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 1, find: kw("/pass", "/p:", "/rp ")},
+		// net use \\server\share PASSWORD /user:x
+		{Name: "net-use", Regex: `(?i)\bnet(?:\.exe)?\s+use\s+(?:[a-z*]:\s+)?\\\\\S+\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 1, find: kw("net use", "net.exe use")},
+		{Name: "cookie-header", Regex: `(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\r\n"']+)`, Group: 1, find: kw("cookie")},
+		{Name: "x-token-header", Regex: `(?i)\bx-[a-z-]*(?:token|auth|key)["']?\s*[:=]\s*["']?([^\s"',;]+)`, Group: 1, find: kw("x-")},
+		// S3 presigned URLs: the signature and session token (the key id is caught above).
+		{Name: "s3-presigned", Regex: `(?i)[?&]x-amz-(?:signature|security-token)=([^&\s"']+)`, Group: 1, find: kw("x-amz-")},
+		// A PEM private key in base64 (a kubeconfig's or a Secret's data): "-----BEGIN"
+		// is LS0tLS1CRUdJTi, and "PRIVATE KEY" one of three spellings by alignment.
+		{Name: "private-key-base64", Regex: `LS0tLS1CRUdJTi[A-Za-z0-9+/]*?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/=]*`, find: []finder{literalFinder("LS0tLS1CRUdJTi")}},
 		// https://user:password@host
 		{Name: "url-credentials", Regex: `(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"']+:([^/\s@"']+)@`, Group: 1, find: []finder{{"url-userinfo", findURLUserinfo}}},
 		// https://token@host: userinfo without a password is a credential too (a GitHub
@@ -172,8 +188,13 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 		if s < 0 || e <= s || bytes.HasPrefix(line[s:e], []byte(Replacement)) {
 			continue // the group did not take part, is empty, or is redacted already
 		}
+		s, e = escapedQuoted(line, s, e)
+		s, e = escapeSafe(line, s, e)
+		if s < last {
+			continue
+		}
 		dst = append(dst, line[last:s]...)
-		dst = append(dst, Replacement...)
+		dst = appendReplacement(dst, line, s, e)
 		last = e
 		n++
 	}

@@ -127,13 +127,21 @@ func Write(w io.Writer, f Format, meta Meta, findings []probes.Finding, opt Opti
 	return bw.Flush()
 }
 
-// WriteRedacted is Write through r: JSON is redacted by value once whole, the other
-// formats line by line as they are written. Every report that leaves the tool goes
+// WriteRedacted is Write through r. Every text a finding, its fix, the excerpts and the
+// header hold is redacted first (Redacted), before a format escapes it: Markdown's \_
+// and JUnit's &amp; would hide a secret from every rule. Text and Markdown are then
+// redacted line by line once more as they are written (the lines a format composes),
+// and JSON by value once whole; JUnit is not, as a rule matching across an entity
+// (&amp;) could cut it and break the XML. Every report that leaves the tool goes
 // through here, so a secret in a detail, an excerpt or the cluster address
 // (https://user:pass@host) never reaches the terminal, a file or a ticket. r nil is Write.
 func WriteRedacted(w io.Writer, f Format, meta Meta, findings []probes.Finding, opt Options, r *redact.Redactor) error {
 	fi, ok := f.Info()
 	if !ok || r == nil {
+		return Write(w, f, meta, findings, opt)
+	}
+	meta, findings, opt = Redacted(meta, findings, opt, r.String)
+	if f == JUnit {
 		return Write(w, f, meta, findings, opt)
 	}
 	rw := r.Writer(w, fi.File)

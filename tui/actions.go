@@ -305,8 +305,10 @@ func (m Model) copyFinding() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	var buf bytes.Buffer
-	meta := report.Meta{Cluster: m.opts.Cluster, Context: m.opts.Context}
-	if err := report.Write(&buf, report.Markdown, meta, []probes.Finding{f}, report.Options{}); err != nil {
+	// Redacted before Markdown escapes it (SECRET_KEY is SECRET\_KEY to every rule
+	// after), and the Markdown once more as it leaves.
+	meta, fs, opt := report.Redacted(report.Meta{Cluster: m.opts.Cluster, Context: m.opts.Context}, []probes.Finding{f}, report.Options{}, m.redact)
+	if err := report.Write(&buf, report.Markdown, meta, fs, opt); err != nil {
 		m.setStatus("copy failed: "+err.Error(), true)
 		return m, nil
 	}

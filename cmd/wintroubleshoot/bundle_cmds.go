@@ -95,6 +95,7 @@ func (o *snapshotOptions) run(ctx context.Context, streams genericiooptions.IOSt
 	if o.noRedact {
 		fmt.Fprintln(streams.ErrOut, "warning: --no-redact: the bundle may hold passwords, tokens and private keys")
 	}
+	live.rawEvidence, live.intake = o.noRedact, opt.Redact
 	sess, err := live.connect(ctx, streams)
 	if err != nil {
 		return err

@@ -59,6 +59,8 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 				{args: []string{"--report", "--node", "a=ssh://"}, stderr: "no host"},
 				{args: []string{"--report", "--node", "a=:5986"}, stderr: "no host"},
 				{args: []string{"--report", "--node", "Win_1=10.0.0.1"}, stderr: "Win_1"},
+				// Before, the second address silently won (a fix meant for A ran on B).
+				{args: []string{"--report", "--node", "w=192.0.2.1", "--node", "w=192.0.2.2"}, stderr: "--node w given twice"},
 			}
 		},
 		"bad-key-file": func(t *testing.T) []exitRun {

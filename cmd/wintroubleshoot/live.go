@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -19,16 +20,22 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
 // liveOptions are the root command's flags: a live run over the cluster's Windows nodes.
 type liveOptions struct {
-	kube   *genericclioptions.ConfigFlags
-	access nodeAccess
-	out    outputOptions
-	report bool
-	from   string
+	// rawEvidence keeps the evidence as collected (snapshot --no-redact); intake, when
+	// set, is the redactor evidence enters through (a snapshot's own, which its
+	// manifest counts), else the run's rules.
+	rawEvidence bool
+	intake      *redact.Redactor
+	kube        *genericclioptions.ConfigFlags
+	access      nodeAccess
+	out         outputOptions
+	report      bool
+	from        string
 	// noAudit (--no-audit, on the screen and fix) runs fixes without an audit log.
 	noAudit bool
 }
@@ -147,6 +154,17 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		order = append(order, ov.Name)
 	}
 	tree := evidence.NewTree()
+	// Evidence is redacted as it enters the tree (cluster evidence, sweeps, log
+	// queries), so every output reads it redacted; only snapshot --no-redact keeps it raw.
+	intake := o.intake
+	if !o.rawEvidence {
+		if intake == nil {
+			if intake, err = newRunRedactor(o.out.redactRules); err != nil {
+				return nil, err
+			}
+		}
+		tree.SetIntake(intake.Intake)
+	}
 	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().Dialer(streams.ErrOut),
 		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
 	client, kerr := kube.NewWithLimit(o.kube, kube.FleetRateLimit(a.concurrency, a.kubeQPS, a.kubeBurst))
@@ -211,6 +229,9 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	a.linux.configure(targets, a.transports())
 	s.targets = targets
 	s.secrets = append([]string{pw}, kubeSecrets(o.kube)...)
+	if intake != nil {
+		addSecrets(intake, s.secrets, io.Discard) // the run's own credentials, in every sweep from now on
+	}
 	return s, nil
 }
 

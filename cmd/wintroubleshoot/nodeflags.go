@@ -143,11 +143,18 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 		return "", nil, usageErr("%v", err)
 	}
 	var overrides []engine.Override
+	seen := map[string]string{}
 	for _, s := range a.nodes {
 		ov, err := parseOverride(a.transports(), s, def)
 		if err != nil {
 			return "", nil, usageErr("%v", err)
 		}
+		// Two addresses for one name: the last would silently win, and a fix meant for
+		// one machine would run on the other.
+		if prev, dup := seen[ov.Name]; dup {
+			return "", nil, usageErr("--node %s given twice (%s and %s): name each node once", ov.Name, prev, s)
+		}
+		seen[ov.Name] = s
 		overrides = append(overrides, ov)
 	}
 	return def, overrides, nil

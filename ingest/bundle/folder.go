@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // Folder is an evidence folder opened for analysis (analyze DIR), confined to itself:
@@ -190,9 +191,24 @@ type sizedInfo struct {
 func (s sizedInfo) Size() int64 { return s.size }
 
 // OpenEvidence opens what analyze is given: a folder (OpenFolder) or a bundle file
-// (OpenContext), with DefaultLimits. It returns the evidence, a description of where it
+// (OpenContext), with DefaultLimits, its files redacted with the default rules as they
+// are read (OpenEvidenceRedacted). It returns the evidence, a description of where it
 // came from for the report ("folder DIR", "bundle FILE"), and what to close when done.
 func OpenEvidence(ctx context.Context, p string) (evidence.Evidence, string, io.Closer, error) {
+	return OpenEvidenceRedacted(ctx, p, redact.Default())
+}
+
+// OpenEvidenceRedacted is OpenEvidence with every file redacted by red as it is first
+// read, so whatever judges, excerpts, pages or copies it reads redacted evidence: a
+// customer's folder is raw, and a bundle written with --no-redact too. red nil reads the
+// files as they are.
+func OpenEvidenceRedacted(ctx context.Context, p string, red *redact.Redactor) (evidence.Evidence, string, io.Closer, error) {
+	wrap := func(fsys fs.FS) fs.FS {
+		if red == nil {
+			return fsys
+		}
+		return red.FS(fsys)
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return evidence.Evidence{}, "", nil, fmt.Errorf("opening evidence: %w", err)
@@ -202,11 +218,11 @@ func OpenEvidence(ctx context.Context, p string) (evidence.Evidence, string, io.
 		if err != nil {
 			return evidence.Evidence{}, "", nil, err
 		}
-		return evidence.Evidence{FS: f.FS()}, "folder " + p, f, nil
+		return evidence.Evidence{FS: wrap(f.FS())}, "folder " + p, f, nil
 	}
 	b, err := OpenContext(ctx, p)
 	if err != nil {
 		return evidence.Evidence{}, "", nil, err
 	}
-	return evidence.Evidence{FS: b.FS()}, "bundle " + p, b, nil
+	return evidence.Evidence{FS: wrap(b.FS())}, "bundle " + p, b, nil
 }

@@ -72,7 +72,18 @@ func (ew *entryWriter) manifest(opts Options, prior *Manifest) *Manifest {
 	if m.Items == nil {
 		m.Items = []Item{}
 	}
-	m.Redactions = mergeRedactions(ew.counts, prior)
+	all := map[string]map[string]int{}
+	for _, counts := range []map[string]map[string]int{ew.intake, ew.counts} {
+		for file, rules := range counts {
+			if all[file] == nil {
+				all[file] = map[string]int{}
+			}
+			for rule, n := range rules {
+				all[file][rule] += n
+			}
+		}
+	}
+	m.Redactions = mergeRedactions(all, prior)
 	return m
 }
 

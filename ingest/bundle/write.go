@@ -77,6 +77,17 @@ func write(ctx context.Context, dst string, src Source, opts Options, prior *Man
 	for _, p := range paths {
 		ew.has[p] = true
 	}
+	if red != nil {
+		ew.intake = map[string]map[string]int{}
+		for _, c := range red.Counts() {
+			if ew.has[c.File] {
+				if ew.intake[c.File] == nil {
+					ew.intake[c.File] = map[string]int{}
+				}
+				ew.intake[c.File][c.Rule] += c.Count
+			}
+		}
+	}
 	var m *Manifest
 	err = atomicWrite(dst, func(w io.Writer) error {
 		zw := newGzip(w)
@@ -148,6 +159,9 @@ type entryWriter struct {
 	errText map[string]string         // path of a ".err" file -> its text
 	has     map[string]bool           // the paths of the source
 	counts  map[string]map[string]int // file -> rule -> count
+	// intake is what red replaced in the source's files before this write, as the
+	// evidence entered (Redactor.Intake): the manifest counts it with the rest.
+	intake map[string]map[string]int
 }
 
 // entries writes every file, in order, while a second goroutine prepares the next ones.

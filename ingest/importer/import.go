@@ -14,6 +14,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // ReportFile is the import report's name at the root of the evidence folder.
@@ -30,6 +31,10 @@ type Options struct {
 	// Node names the node the paste came from; "" takes it from the paste (a remoting
 	// prompt, a klog header, a describe) or else DefaultNode.
 	Node string
+	// Redact redacts each paste as it enters, before it is read: the evidence files and
+	// import.json (which quotes pasted lines) hold only redacted text. Nil is the
+	// default rules; a paste is never read raw.
+	Redact *redact.Redactor
 }
 
 // DefaultNode is the node name when neither the flag nor the paste gives one.
@@ -81,9 +86,13 @@ func Import(inputs []Input, opt Options) (Result, error) {
 		host string
 	}
 	r := newReader()
+	red := opt.Redact
+	if red == nil {
+		red = redact.Default()
+	}
 	var pieces []piece
 	for _, in := range inputs {
-		for _, b := range r.paste.Split(string(in.Data)) {
+		for _, b := range r.paste.Split(string(red.Intake(in.Name, in.Data))) {
 			for _, p := range r.paste.Recognize(b) {
 				pieces = append(pieces, piece{in.Name, p, b.Host})
 			}
