@@ -58,7 +58,7 @@ func redactFix(red RedactFunc, fx *probes.Fix) *probes.Fix {
 	}
 	const name = "fix.txt"
 	c := *fx
-	c.Title, c.Impact, c.Precheck, c.VerifyStatus = red(name, c.Title), red(name, c.Impact), red(name, c.Precheck), red(name, c.VerifyStatus)
+	c.Title, c.Impact, c.Precheck = red(name, c.Title), red(name, c.Impact), red(name, c.Precheck) // VerifyStatus is a typed status, never free text
 	c.Commands = redactAll(red, name, c.Commands)
 	c.Notes = redactAll(red, name, c.Notes)
 	if c.Params != nil {
