@@ -285,6 +285,8 @@ func (r *reader) logBlock(res *Result, p paste.Part, node string, br BlockReport
 		key = evidence.KubeletLog()
 	case "kube-proxy":
 		key = evidence.KubeProxyLog()
+	case "flanneld":
+		key = evidence.LogFlanneld()
 	default:
 		br.Note = "a klog log of a component no probe reads (" + orUnknown(p.Component) + "): kept in this report only"
 		br.Parsed = len(p.Lines)
@@ -310,6 +312,11 @@ func (r *reader) unrecognized(p paste.Part, br BlockReport) BlockReport {
 	if key, ok := r.keyForCommand(p.Command); ok {
 		br.Recollect = key.Meta().Command
 		br.Note = "the output of this command is not in a form the importer reads; paste the output of the command in recollect"
+		return br
+	}
+	if p.Shape == paste.Prose {
+		br.Recognized, br.FirstLines = string(p.Shape), nil
+		br.Note = "sentences the engineer wrote around the output: not read"
 		return br
 	}
 	if p.Shape == paste.PSError {
