@@ -44,7 +44,7 @@ func (hostFirewall) Check(c C) Finding {
 	// in another profile).
 	addr := ""
 	if nodes, ok := optional(c, evidence.Nodes()); ok {
-		if self, err := decode.FindNode(nodes, c.node); err == nil {
+		if self, err := decode.FindNode(shownNodes(nodes), c.node); err == nil {
 			addr = decode.NodeAddress(self, corev1.NodeInternalIP)
 		}
 	}

@@ -56,36 +56,67 @@ func (p *Parser) Lines(text string) []Line {
 }
 
 // unquote takes Markdown blockquote marks off the lines outside fences: "> ", "> > "
-// and ">>" (a mail client's nesting) at any depth. PowerShell's continuation prompt
-// ">>" follows a command line, not a quoted one, so a ">>" line counts as a quote only
-// after a quoted line. Inside a fence a "> " line is the engineer's prompt and stays.
+// and ">>" (a mail client's nesting), as deep as the quote around the paste goes: the
+// least depth of a run of quoted lines, so a quoted PowerShell continuation prompt
+// ("> >>") keeps its ">>". A ">>" line after an unquoted one is that prompt, not a
+// quote. Inside a fence a "> " line is the engineer's prompt and stays.
 func (p *Parser) unquote(raw []string) []string {
 	out := make([]string, len(raw))
-	inFence, fenceQuoted, prevQuoted := false, false, false
+	copy(out, raw)
+	inFence, fenceQuoted := false, false
+	var run []int // quoted lines of the current run
+	flush := func() {
+		depth := -1
+		for _, i := range run {
+			if d := quoteDepth(p.quoteMark.FindString(raw[i])); strings.TrimSpace(raw[i][len(p.quoteMark.FindString(raw[i])):]) != "" && (depth < 0 || d < depth) {
+				depth = d
+			}
+		}
+		if depth < 0 {
+			depth = 1
+		}
+		for _, i := range run {
+			out[i] = stripQuote(raw[i], depth)
+		}
+		run = run[:0]
+	}
 	for i, l := range raw {
-		out[i] = l
 		q := p.quoteMark.FindString(l)
-		rest := l[len(q):]
-		rt := strings.TrimSpace(rest)
+		rt := strings.TrimSpace(l[len(q):])
 		fence := strings.HasPrefix(rt, "```") || strings.HasPrefix(rt, "~~~")
 		switch {
 		case q == "" || inFence && !fenceQuoted:
 			// Unquoted text, or a fence the quote did not open: a "> " in it is a prompt.
+			flush()
 			if fence {
 				inFence, fenceQuoted = !inFence, false
 			}
-			prevQuoted = false
-		case strings.HasPrefix(strings.TrimLeft(q, " "), ">>") && !prevQuoted && !inFence:
+		case strings.HasPrefix(strings.TrimLeft(q, " "), ">>") && len(run) == 0 && !inFence && i > 0 && strings.TrimSpace(raw[i-1]) != "":
 			// PowerShell's continuation prompt after a command line.
-			prevQuoted = false
 		default:
-			out[i], prevQuoted = rest, true
+			run = append(run, i)
 			if fence {
 				inFence, fenceQuoted = !inFence, !inFence
 			}
 		}
 	}
+	flush()
 	return out
+}
+
+// quoteDepth counts the ">" of a quote mark.
+func quoteDepth(q string) int { return strings.Count(q, ">") }
+
+// stripQuote takes depth quote marks off the front of l.
+func stripQuote(l string, depth int) string {
+	l = strings.TrimLeft(l, " ")
+	for ; depth > 0 && strings.HasPrefix(l, ">"); depth-- {
+		l = strings.TrimPrefix(l[1:], " ")
+		if depth > 1 {
+			l = strings.TrimLeft(l, " ")
+		}
+	}
+	return l
 }
 
 // relayPrefix says how to take a log relay's prefix off a line. A serial console's

@@ -131,6 +131,43 @@ func (r *reader) nodeName(p paste.Part, host string) (string, string) {
 			return strings.ToLower(m[1]), "the klog header (Running on machine)"
 		}
 	}
+	switch {
+	case p.Shape == paste.KubectlDescribe && len(p.Lines) > 0:
+		if name, ok := strings.CutPrefix(p.Lines[0].Text, "Name:"); ok && strings.TrimSpace(name) != "" {
+			return strings.ToLower(strings.TrimSpace(name)), "the describe's Name"
+		}
+	case p.Shape == paste.KubectlNodes:
+		return tableNode(p.Table)
+	case strings.EqualFold(strings.TrimSuffix(strings.ToLower(p.Command), ".exe"), "hostname"):
+		for _, l := range p.Lines {
+			if t := strings.TrimSpace(l.Text); t != "" {
+				return strings.ToLower(t), "the output of hostname"
+			}
+		}
+	}
+	return "", ""
+}
+
+// tableNode is the node a node table is about: its one Windows node (OS-IMAGE), else
+// its one node that is not Ready and not a control plane.
+func tableNode(t paste.Table) (string, string) {
+	var windows, down []string
+	for _, r := range t.Rows {
+		name := strings.TrimPrefix(t.Get(r, "NAME"), "node/")
+		if strings.HasPrefix(strings.ToLower(t.Get(r, "OS-IMAGE")), "windows") {
+			windows = append(windows, name)
+		}
+		roles := t.Get(r, "ROLES")
+		if !strings.HasPrefix(t.Get(r, "STATUS"), "Ready") && !strings.Contains(roles, "master") && !strings.Contains(roles, "control-plane") {
+			down = append(down, name)
+		}
+	}
+	switch {
+	case len(windows) == 1:
+		return strings.ToLower(windows[0]), "the node table's one Windows node"
+	case len(windows) == 0 && len(down) == 1:
+		return strings.ToLower(down[0]), "the node table's one node that is not Ready"
+	}
 	return "", ""
 }
 
@@ -211,7 +248,7 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		br.Parsed = len(p.Table.Rows)
 	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
 		paste.NetAdapters, paste.NetIPInterfaces:
-		return r.valuesBlock(p, br)
+		return r.valuesBlock(res, p, node, br)
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any
@@ -219,6 +256,10 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, br.Parsed = nodeList(items), len(items)
 	case paste.DescribePod:
 		return r.describePodBlock(res, p, node, br)
+	case paste.EventsBlock:
+		return r.eventsBlock(res, p, node, br)
+	case paste.EventsTable:
+		return r.eventsTable(res, p, node, br)
 	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
 		return r.runtimeBlock(res, p, node, br)
 	case paste.NetshShow:
