@@ -181,6 +181,17 @@ func lineRange(ls []paste.Line) string {
 // convert turns one recognized part into its evidence file and says what it did.
 func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	br := BlockReport{Recognized: string(p.Shape)}
+	switch p.Shape {
+	case paste.HNSNetworkList, paste.HNSEndpointList, paste.HNSPolicyList, paste.ProcessList:
+		if len(p.List.Records) == 0 && len(firstLines(p.Lines)) > 0 {
+			// A Format-Table or Select of the command: an empty list would read as
+			// "none". (No output at all is none.)
+			br.FirstLines = firstLines(p.Lines)
+			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
+			br.Recollect = r.recollectFor(p.Shape)
+			return br
+		}
+	}
 	var key evidence.Ref
 	var doc any
 	var missing []Missing
@@ -389,4 +400,17 @@ func leftovers(ls []paste.Line) []Leftover {
 		}
 	}
 	return out
+}
+
+// recollectFor is the command that collects a list shape's evidence.
+func (r *reader) recollectFor(s paste.Shape) string {
+	switch s {
+	case paste.HNSNetworkList:
+		return evidence.HNSNetworks().Meta().Command
+	case paste.HNSEndpointList:
+		return evidence.HNSEndpoints().Meta().Command
+	case paste.HNSPolicyList:
+		return evidence.HNSPolicies().Meta().Command
+	}
+	return evidence.Processes().Meta().Command
 }
