@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -84,3 +86,58 @@ func (i memInfo) Mode() fs.FileMode {
 func (i memInfo) ModTime() time.Time { return time.Unix(0, 0) }
 func (i memInfo) IsDir() bool        { return i.dir }
 func (i memInfo) Sys() any           { return nil }
+
+// FilesFS serves files (path -> bytes) as an fs.FS, with the given folders present even
+// when empty (a node's folder an import made for a node it holds nothing of). It is the
+// product's in-memory folder, in place of testing/fstest's MapFS.
+func FilesFS(files map[string][]byte, dirs ...string) fs.FS {
+	m := mapFS{files: files, dirs: map[string]bool{}}
+	for _, d := range dirs {
+		for d = path.Clean(d); d != "." && d != "/"; d = path.Dir(d) {
+			m.dirs[d] = true
+		}
+	}
+	return m
+}
+
+type mapFS struct {
+	files map[string][]byte
+	dirs  map[string]bool
+}
+
+func (m mapFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if b, ok := m.files[name]; ok {
+		return newMemFile(name, b), nil
+	}
+	prefix := name + "/"
+	if name == "." {
+		prefix = ""
+	}
+	seen := map[string]fs.DirEntry{}
+	for p, b := range m.files {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			if child, _, isDir := strings.Cut(rest, "/"); isDir {
+				seen[child] = fs.FileInfoToDirEntry(memInfo{name: child, dir: true})
+			} else {
+				seen[child] = fs.FileInfoToDirEntry(memInfo{name: child, size: int64(len(b))})
+			}
+		}
+	}
+	for dir := range m.dirs {
+		if rest, ok := strings.CutPrefix(dir, prefix); ok && rest != "" && !strings.Contains(rest, "/") && seen[rest] == nil {
+			seen[rest] = fs.FileInfoToDirEntry(memInfo{name: rest, dir: true})
+		}
+	}
+	d := &memDir{name: name, entries: make([]fs.DirEntry, 0, len(seen))}
+	for _, e := range seen {
+		d.entries = append(d.entries, e)
+	}
+	sort.Slice(d.entries, func(i, j int) bool { return d.entries[i].Name() < d.entries[j].Name() })
+	if len(d.entries) == 0 && name != "." && !m.dirs[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return d, nil
+}

@@ -3,6 +3,7 @@ package probes
 import (
 	"errors"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"net/netip"
 	"slices"
 	"strings"
@@ -133,6 +134,34 @@ func optionalNote[T any](c C, k evidence.Key[T]) (v T, note string) {
 	return v, ""
 }
 
+// shownNodes leaves out the nodes a pasted table gave (decode.UnknownFields): what
+// they do not show (podCIDR, labels, providerID) would read as empty, so a probe that
+// looks across the nodes reads those as absent, as it did before they were pasted.
+func shownNodes(nodes []corev1.Node) []corev1.Node {
+	var out []corev1.Node
+	for _, n := range nodes {
+		if decode.UnknownFields(n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// pastedSelf says whether this node's object came from a pasted table, and what it does
+// not show: the layout (AKS's providerID, RKE2's labels) is then unknown.
+func (c C) pastedSelf() ([]string, bool) {
+	nodes, ok := optional(c, evidence.Nodes())
+	if !ok {
+		return nil, false
+	}
+	self, err := decode.FindNode(nodes, c.node)
+	unknown := decode.UnknownFields(self)
+	return unknown, err == nil && unknown != nil
+}
+
+// layoutUnknown: this node came from a pasted table, so what tells the layout is not known.
+func (c C) layoutUnknown() bool { _, ok := c.pastedSelf(); return ok }
+
 // clusterNodes reads cluster/nodes.json and finds this node in it.
 func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
 	nodes, p, bad := need(c, evidence.Nodes())
@@ -142,6 +171,14 @@ func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
 	self, err := findNode(c.ev, nodes, c.node)
 	if err != nil {
 		f := c.finding(Error, err.Error(), []string{p}).With("is the node folder named after the Kubernetes node? (nodes/<node-name>/)")
+		return nodes, self, &f
+	}
+	// A node read from a pasted table shows its Ready condition, versions and
+	// addresses only: a probe that needs more skips, naming the command (NODE-READY
+	// judges what the table shows).
+	if unknown := decode.UnknownFields(self); unknown != nil && c.id != "NODE-READY" {
+		f := c.Skip(fmt.Sprintf("%s holds node %s as a pasted table showed it: %s not shown", p, c.node, strings.Join(unknown, ", ")), p).
+			With("re-collect with: kubectl get node " + c.node + " -o json")
 		return nodes, self, &f
 	}
 	return nodes, self, nil

@@ -156,8 +156,13 @@ func (c C) kubeletDNS() ([]string, string) {
 // then the host address that shares a subnet with the other nodes stands in for it, so a
 // wrong node IP never makes this probe ask for the NAT subnet in the ExceptionList.
 func (c C) mgmtSubnet() addrRange {
-	nodes, self, bad := c.clusterNodes()
+	// The node's InternalIP, which a pasted node table shows too (-o wide).
+	nodes, _, bad := need(c, evidence.Nodes())
 	if bad != nil {
+		return addrRange{}
+	}
+	self, err := decode.FindNode(nodes, c.node)
+	if err != nil {
 		return addrRange{}
 	}
 	ip, err := netip.ParseAddr(decode.NodeAddress(self, "InternalIP"))

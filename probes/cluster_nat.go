@@ -160,7 +160,9 @@ func (c C) judgeEntry(v *verdict, e netip.Prefix, cluster, service, mgmt addrRan
 		return
 	}
 	switch {
-	case !explained && (cluster.known() || service.known()):
+	case !explained && cluster.known() && mgmt.known():
+		// Only a known cluster CIDR makes "none of them" sound: an unknown one (a
+		// pasted node table shows no podCIDRs to infer it from) may be this entry.
 		v.add(Warn, fmt.Sprintf("ExceptionList entry %s matches no cluster range", e),
 			fmt.Sprintf("expected: only the cluster CIDR, the service CIDR and the node subnet; %s is none of them", e), actual,
 			fmt.Sprintf("pods reaching addresses in %s are not SNATed, so replies from outside the cluster are lost (FM-10)", e))

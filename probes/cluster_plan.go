@@ -48,6 +48,7 @@ func (c C) addressPlan() addressPlan {
 	c.swallow(evidence.PathClusterConfig, err)
 	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
 	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.Nodes())
+	nodes = shownNodes(nodes)
 	c.swallow(evidence.PathServices, svcErr)
 	c.swallow(evidence.PathNodes, nodeErr)
 	// Decoded evidence is shared by every probe of a run: complete a copy.

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // nodeReady (NODE-READY): the node's Ready condition is True, and none of the
@@ -46,6 +47,18 @@ func (nodeReady) Check(c C) Finding {
 			problems = append(problems, fmt.Sprintf("%s=True", t))
 			details = append(details, fmt.Sprintf("expected: %s=False", t), "actual: "+describeCondition(cond),
 				"Node Problem Detector saw the component fail its health check and restarts it; see its logs in C:\\var\\log\\node-problem-detector")
+		}
+	}
+	if unknown := decode.UnknownFields(self); unknown != nil {
+		// A pasted table: its STATUS column is the Ready condition, nothing more.
+		if !hasReady {
+			return c.Skip("the pasted node table shows no Ready status for this node", evidence.PathNodes).
+				With("re-collect with: kubectl get node " + node + " -o json")
+		}
+		if len(problems) == 0 {
+			// Ready=True is half the verdict: Node Problem Detector's conditions are not shown.
+			return c.Skip("Ready=True as the pasted node table shows; its other conditions were not shown", evidence.PathNodes).
+				With("re-collect the conditions with: kubectl describe node " + node)
 		}
 	}
 	if len(problems) == 0 {

@@ -50,6 +50,10 @@ func (hnsNetwork) Check(c C) Finding {
 			ip, net.ManagementIP, net.NetworkAdapterName))
 	}
 	podCIDR := self.Spec.PodCIDR
+	if net.SubnetsUnknown && len(problems) == 0 {
+		return c.Skip(fmt.Sprintf("HNS network %s (%s) exists; its subnet was not in the evidence (a pasted list view without Subnets)", net.Name, net.Type), cites...).
+			With("re-collect with: " + evidence.HNSNetworks().Meta().Command)
+	}
 	if _, calico := c.calicoNode(); calico && len(problems) == 0 {
 		return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; its subnets are Calico IPAM blocks (%s), not spec.podCIDR", net.Name, net.Type, strings.Join(net.Prefixes(), ", ")), cites...).
 			With("Calico's IPAM hands nodes /26 blocks of its IP pools and ignores spec.podCIDR (ipam calico-ipam); check the blocks with calicoctl ipam show --show-blocks")

@@ -44,7 +44,7 @@ func (hostFirewall) Check(c C) Finding {
 	// in another profile).
 	addr := ""
 	if nodes, ok := optional(c, evidence.Nodes()); ok {
-		if self, err := findNode(c.ev, nodes, c.node); err == nil {
+		if self, err := findNode(c.ev, nodes, c.node); err == nil && decode.UnknownFields(self) == nil { // a pasted table shows no address to trust
 			addr = decode.NodeAddress(self, corev1.NodeInternalIP)
 		}
 	}

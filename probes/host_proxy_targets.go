@@ -60,7 +60,7 @@ func proxyTargets(c C, p decode.Proxy) ([]proxyTarget, []string) {
 	out = append(out, proxyTarget{"in-cluster names (.svc)", "kubernetes.default.svc", ".svc"},
 		proxyTarget{"in-cluster names (.cluster.local)", "kubernetes.default.svc.cluster.local", ".cluster.local"})
 	if nodes, ok := optional(c, evidence.Nodes()); ok {
-		for _, n := range nodes {
+		for _, n := range shownNodes(nodes) {
 			if n.Name == c.node {
 				if ip := decode.NodeAddress(n, corev1.NodeInternalIP); ip != "" {
 					out = append(out, proxyTarget{"the node's own address " + ip, net.JoinHostPort(ip, "10250"), ip})

@@ -130,6 +130,7 @@ func aksServices(svcs []decode.Service) bool {
 // AgentBaker's service name "Kubelet" on a node whose providerID is azure://.
 func (c C) onAKS(svcs []decode.Service) bool {
 	nodes, haveNodes := optional(c, evidence.Nodes()) // memoized: every probe reads it
+	nodes = shownNodes(nodes)
 	if aksServices(svcs) {
 		return true
 	}

@@ -31,6 +31,7 @@ func NodeOS(ev evidence.Evidence, node string) evidence.OS {
 		return evidence.Windows
 	}
 	nodes, err := evidence.Get(ev, "", evidence.Nodes())
+	nodes = shownNodes(nodes)
 	if err != nil {
 		return evidence.Windows
 	}

@@ -30,7 +30,7 @@ func (reboot) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	var stopped, foreground, byPod, byRKE2 []string
+	var stopped, foreground, byPod, byRKE2, unknown []string
 	var details []string
 	cites := []string{svcPath, procPath}
 	rke2Why, rke2 := c.onRKE2(procs)
@@ -66,6 +66,9 @@ func (reboot) Check(c C) Finding {
 			}
 		}
 		switch {
+		case st.hasSvc && st.svc.StartType == "":
+			// A pasted table without StartType: whether it comes back is not known.
+			unknown = append(unknown, st.svc.Name)
 		case st.hasSvc && st.svc.Status != "Running" && st.svc.StartType != "Automatic":
 			stopped = append(stopped, st.svc.Name)
 			details = append(details, fmt.Sprintf("%s: %s, StartType %s", st.svc.Name, st.svc.Status, st.svc.StartType))
@@ -73,6 +76,11 @@ func (reboot) Check(c C) Finding {
 			// a foreground process, or nothing at all: either way no service brings it back
 			foreground = append(foreground, comp.label)
 		}
+	}
+	if (len(stopped) > 0 || len(foreground) > 0) && c.layoutUnknown() {
+		// AKS starts Manual services itself, rke2 runs them: a pasted node table hides both.
+		return c.Skip("whether the components come back after a reboot depends on the layout, and the node came from a pasted table (no providerID, labels)", cites...).
+			With(details...).With("re-collect with: kubectl get node " + c.node + " -o json")
 	}
 	if len(stopped) > 0 {
 		f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
@@ -103,6 +111,10 @@ func (reboot) Check(c C) Finding {
 				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
 			}}
 		return f
+	}
+	if len(unknown) > 0 {
+		return c.Skip(fmt.Sprintf("the start type of %s is not in the evidence (a pasted table without the StartType column)", strings.Join(unknown, ", ")), cites...).
+			With("re-collect with: Get-Service " + strings.Join(unknown, ", ") + " | Select-Object Name, Status, StartType")
 	}
 	if len(byRKE2) > 0 {
 		return c.Skip(fmt.Sprintf("%s run under the rke2 service, which the sweep does not list: whether they come back after a reboot is rke2's start type", strings.Join(byRKE2, ", ")), cites...).

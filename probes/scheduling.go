@@ -21,6 +21,7 @@ func (scheduling) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
+	// A pasted node table shows SchedulingDisabled in STATUS: it judges from it too.
 	var f Finding
 	self, err := findNode(c.ev, nodes, node)
 	switch {

@@ -76,9 +76,11 @@ func (p service) Check(c C) Finding {
 		return *bad
 	}
 	procs, procPath, bad := need(c, evidence.Processes())
-	if bad != nil {
+	if _, found := decode.FindService(svcs, p.comp.services...); bad != nil && !found {
 		return *bad
 	}
+	// A pasted sc query or Get-Service shows the service: its state judges without the
+	// process list, which only tells a foreground process from nothing.
 	st := p.comp.state(svcs, procs)
 	if !st.hasSvc {
 		if f, ok := c.podJudgement(p.id, p.comp, st); ok {
@@ -98,6 +100,14 @@ func (p service) Check(c C) Finding {
 	switch {
 	case aks && st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual":
 		f = c.Pass(fmt.Sprintf("%s service %s is running (Manual, as %s registers it)", p.comp.label, st.svc.Name, who)).With(startedBy)
+	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "":
+		// A pasted Get-Service table without the column: the state judges, the start
+		// type stays unknown (SVC-REBOOT asks for it).
+		f = c.Pass(fmt.Sprintf("%s service %s is running (its StartType was not in the evidence)", p.comp.label, st.svc.Name)).
+			With("re-collect the start type with: Get-Service " + st.svc.Name + " | Select-Object Name, Status, StartType")
+	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual" && c.layoutUnknown():
+		f = c.Skip(fmt.Sprintf("%s service %s is running and starts Manual: whether that is AKS's design is not known (the node came from a pasted table, without its providerID)",
+			p.comp.label, st.svc.Name)).With("re-collect with: kubectl get node " + c.node + " -o json")
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
 		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
 			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
@@ -112,7 +122,8 @@ func (p service) Check(c C) Finding {
 		if aks && st.svc.StartType == "Manual" {
 			f = f.With(startedBy, "do not switch it to Automatic: "+who+" starts it in order, after its own preparation")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
-		} else if st.svc.StartType == "Automatic" {
+		} else if st.svc.StartType == "Automatic" || st.svc.StartType == "" {
+			// Unknown start type (a pasted table without it): starting it is right either way.
 			f = f.With("it is set to start automatically, so it stopped or crashed after starting: read its log (kubelet.log / kube-proxy.log evidence)")
 			f.Fix = startFix(p.id, []string{st.svc.Name})
 		} else {

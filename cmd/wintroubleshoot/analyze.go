@@ -70,8 +70,11 @@ func analyzePath(ctx context.Context, streams genericiooptions.IOStreams, path s
 	if pasted != nil {
 		ev.FS = fsys
 		fmt.Fprintf(streams.ErrOut, "note: %s holds pasted console output; it was imported in memory (`wintroubleshoot import` writes what it read to import.json)\n", path)
+	} else if pasted, err = importer.ReadReport(ev.FS); err != nil {
+		// A folder `import --out` wrote: its report says what the paste left out.
+		return &exitError{code: report.ExitUsage, err: fmt.Errorf("%s: %w", path, err)}
 	}
-	findings, err := engine.AnalyzeContext(ctx, probes.Default(), ev, nodes)
+	findings, err := engine.AnalyzeImported(ctx, probes.Default(), ev, pasted, nodes)
 	if ctx.Err() != nil {
 		return interrupted()
 	}

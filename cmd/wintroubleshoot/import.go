@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,13 +107,16 @@ func runImport(ctx context.Context, streams genericiooptions.IOStreams, args []s
 	if !o.analyze {
 		return nil
 	}
-	ev := evidence.Evidence{FS: memFS(res)}
-	reg := probes.Default()
-	findings, err := engine.Analyze(reg, ev, nil)
+	// The same path as `analyze DIR` on the folder --out writes: the same findings, the
+	// same hints, and Ctrl-C stops it between nodes.
+	ev := evidence.Evidence{FS: res.FS()}
+	findings, err := engine.AnalyzeImported(ctx, probes.Default(), ev, &res.Report, nil)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("analyzing the imported evidence: %w", err)}
 	}
-	explainSkips(reg, findings, res)
 	meta := report.Meta{Tool: "wintroubleshoot", Version: version, Source: "pasted " + strings.Join(args, ", ")}
 	return printFindings(ctx, streams, format, failOn, meta, findings, engine.ReaderOf(ev), o.output, red)
 }
@@ -141,18 +142,6 @@ func readPaste(stdin io.Reader, name string) ([]byte, error) {
 	return b, nil
 }
 
-// memFS is the imported evidence as a folder in memory, import.json included.
-func memFS(res importer.Result) fs.FS {
-	t := evidence.NewTree()
-	for p, b := range res.Files {
-		t.Put(p, b)
-	}
-	if b, err := res.ReportJSON(); err == nil {
-		t.Put(importer.ReportFile, b)
-	}
-	return t.Evidence().FS
-}
-
 // summarize tells the engineer on stderr what became of each block.
 func summarize(w io.Writer, res importer.Result) {
 	fmt.Fprintf(w, "node %s (%s)\n", res.Report.Node, res.Report.NodeFrom)
@@ -168,37 +157,5 @@ func summarize(w io.Writer, res importer.Result) {
 			what += ": " + b.Note
 		}
 		fmt.Fprintf(w, "  %s lines %s: %s\n", b.Source, b.Lines, what)
-	}
-}
-
-// explainSkips tells, on each skip, which evidence the paste did not hold (or held only
-// in part) and the exact command that collects it.
-func explainSkips(reg *probes.Registry, findings []probes.Finding, res importer.Result) {
-	partial := map[string]importer.BlockReport{}
-	for _, b := range res.Report.Blocks {
-		if b.Evidence != "" && len(b.Missing) > 0 {
-			partial[b.Evidence] = b
-		}
-	}
-	for i, f := range findings {
-		p, ok := reg.Get(f.Probe)
-		if f.Status != probes.Skip || !ok {
-			continue
-		}
-		for _, k := range p.Spec().Reads {
-			path := k.Path(f.Node)
-			if b, ok := partial[path]; ok {
-				var fields []string
-				for _, m := range b.Missing {
-					if !slices.Contains(fields, m.Field) {
-						fields = append(fields, m.Field)
-					}
-				}
-				findings[i].Details = append(findings[i].Details, fmt.Sprintf("%s: %s not in the pasted output: re-collect with %s",
-					path, strings.Join(fields, ", "), b.Recollect))
-			} else if _, ok := res.Files[path]; !ok {
-				findings[i].Details = append(findings[i].Details, fmt.Sprintf("%s: not in the pasted output: re-collect with %s", path, k.Meta().Command))
-			}
-		}
 	}
 }

@@ -115,3 +115,43 @@ func TestImportUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestImportAnalyzeOneWayIn: `import --analyze` and `analyze` on the folder `import
+// --out` wrote give the same findings, with the same "re-collect with" hints, for a
+// paste that shows only part of the evidence (a node table, a Get-Service table without
+// StartType).
+func TestImportAnalyzeOneWayIn(t *testing.T) {
+	dir := t.TempDir()
+	paste := filepath.Join(dir, "ticket.txt")
+	text := "user@bastion:~$ kubectl get nodes -o wide\n" +
+		"NAME    STATUS     ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE                         KERNEL-VERSION    CONTAINER-RUNTIME\n" +
+		"win-1   NotReady   <none>   17h   v1.29.1   10.240.0.22   <none>        Windows Server 2022 Datacenter   10.0.20348.2227   containerd://1.7.13\n\n" +
+		"PS C:\\> Get-Service kubelet, kube-proxy, containerd\n\n" +
+		"Status   Name               DisplayName\n------   ----               -----------\n" +
+		"Stopped  containerd         containerd\nRunning  kube-proxy         kube-proxy\nStopped  kubelet            kubelet\n"
+	if err := os.WriteFile(paste, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, direct, errOut := run(t, "import", paste, "--analyze", "-o", "json")
+	out := filepath.Join(dir, "case")
+	if code, _, e := run(t, "import", paste, "--out", out); code != 0 {
+		t.Fatalf("import --out: exit %d: %s", code, e)
+	}
+	_, folder, _ := run(t, "analyze", out, "-o", "json")
+	findings := func(s string) string {
+		var doc struct{ Findings json.RawMessage }
+		if err := json.Unmarshal([]byte(s), &doc); err != nil {
+			t.Fatalf("%v: %s %s", err, s, errOut)
+		}
+		return string(doc.Findings)
+	}
+	a, b := findings(direct), findings(folder)
+	if a != b {
+		t.Errorf("import --analyze and analyze DIR differ:\n%s\n%s", a, b)
+	}
+	for _, want := range []string{`"NODE-READY"`, "re-collect with", "StartType"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("findings lack %s: %s", want, a)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -116,4 +117,19 @@ func FindNode(ns []corev1.Node, name string) (corev1.Node, error) {
 		}
 	}
 	return corev1.Node{}, fmt.Errorf("node %q is not in the cluster's node list", name)
+}
+
+// PastedUnknown is the annotation an import puts on a Node it read from a console table
+// (kubectl get nodes): the fields the table does not show, comma-separated. kubectl's
+// JSON leaves empty fields out, so only this says "not shown" rather than "empty".
+const PastedUnknown = "wintroubleshoot.io/pasted-unknown"
+
+// UnknownFields lists the fields of a Node the evidence did not show; nil for a Node
+// from kubectl's JSON.
+func UnknownFields(n corev1.Node) []string {
+	v, ok := n.Annotations[PastedUnknown]
+	if !ok || v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }

@@ -22,6 +22,10 @@ type HNSNetwork struct {
 	// Schema v2 only.
 	Ipams    []struct{ Subnets []HNSSubnet }
 	Policies []HNSPolicy
+	// SubnetsUnknown: the evidence has neither Subnets nor Ipams, which the snippet
+	// always prints; a pasted list view cut before its Subnets line leaves them out.
+	// The network exists, its subnet was not shown: not "no subnet".
+	SubnetsUnknown bool `json:"-"`
 }
 
 // HNSPolicy is a network policy of schema v2 ({"Type": ..., "Settings": {...}}). Other
@@ -113,10 +117,17 @@ func DecodeHNSNetworks(file string, b []byte) ([]HNSNetwork, error) {
 	if err != nil {
 		return nil, err
 	}
+	keys, err := Array[map[string]json.RawMessage](file, b)
+	if err != nil {
+		return nil, err
+	}
 	for i, n := range ns {
 		if n.Name == "" && n.ID == "" {
 			return nil, fail(file, nil, "network %d has neither Name nor ID: is this Get-HnsNetwork output?", i+1)
 		}
+		_, subnets := keys[i]["Subnets"]
+		_, ipams := keys[i]["Ipams"]
+		n.SubnetsUnknown = !subnets && !ipams
 		ns[i] = n.v1()
 	}
 	return ns, nil

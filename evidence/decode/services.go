@@ -9,9 +9,12 @@ import (
 // Win32_Service shape (State, StartMode) and a pasted `Get-Service | ConvertTo-Json`
 // (Status, StartType as numbers, since PS 5.1 writes enums as integers).
 type Service struct {
-	Name                string
-	Status              string // Running, Stopped, StartPending, ...
-	StartType           string // Automatic, Manual, Disabled, Boot, System
+	Name   string
+	Status string // Running, Stopped, StartPending, ...
+	// StartType is Automatic, Manual, Disabled, Boot or System; "" when the evidence
+	// does not show it (the snippet always selects it: a pasted Get-Service table
+	// without the column leaves it out, and unknown is not "not automatic").
+	StartType           string
 	PathName            string
 	ProcessId           int64
 	AppParameters       string

@@ -87,3 +87,34 @@ func FuzzRecognize(f *testing.F) {
 		_ = p.Describe([]byte(s))
 	})
 }
+
+// FuzzLines: taking off what surrounds a paste never panics, keeps the paste's line
+// numbers in order, and quoting a paste once more (a reply that quotes it) changes
+// nothing outside fences.
+func FuzzLines(f *testing.F) {
+	f.Add("> PS C:\\> hnsdiag.exe list all\n> Networks:\n> Name  ID\n")
+	f.Add("```\n> kubectl describe node w1\nName: w1\n```\n")
+	f.Add("Dec 21 15:07:30 node-01 kubelet[26278]: I1221 15:07:30.342356   26278 helpers.go:836] x\n")
+	f.Add("2021/12/22 18:37:59 GCEMetadataScripts: windows-startup-script-ps1:\n2021/12/22 18:37:59 GCEMetadataScripts: windows-startup-script-ps1: SERVICE_NAME: kubelet\n")
+	f.Add("Conditions:" + strings.Repeat(" ", 229) + "  Type  Status" + strings.Repeat(" ", 223) + "  Ready True" + strings.Repeat(" ", 225))
+	f.Fuzz(func(t *testing.T, s string) {
+		p := New()
+		ls := p.Lines(s)
+		for i := 1; i < len(ls); i++ {
+			if ls[i].No < ls[i-1].No {
+				t.Fatalf("line %d after line %d", ls[i].No, ls[i-1].No)
+			}
+		}
+		if strings.Contains(s, "```") || strings.Contains(s, "~~~") || strings.Contains(s, "\r") {
+			return
+		}
+		var quoted strings.Builder
+		for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+			quoted.WriteString("> " + l + "\n")
+		}
+		plain, again := p.Split(s), p.Split(quoted.String())
+		if len(plain) != len(again) {
+			t.Fatalf("quoting changed the blocks: %d, then %d", len(plain), len(again))
+		}
+	})
+}

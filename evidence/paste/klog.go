@@ -4,7 +4,10 @@ import "strings"
 
 // klogShare: a klog file starts (after its 4-line header) with a klog line; what follows
 // can be anything a message printed across lines (kube-proxy's pretty-printed policies).
+// A service wrapper's own first lines (nssm's, flanneld's "OnStart - ...") may come
+// before it: up to three.
 func (p *Parser) klogShare(lines []Line) bool {
+	other := 0
 	for _, l := range lines {
 		switch {
 		case blank(l.Text) || p.klogHeader.MatchString(l.Text):
@@ -12,19 +15,34 @@ func (p *Parser) klogShare(lines []Line) bool {
 		case p.klogLine.MatchString(p.stripLogPrefix(l.Text)):
 			return true
 		}
-		return false
+		if other++; other > 3 {
+			return false
+		}
 	}
 	return false
 }
 
-// component tells a kubelet log from a kube-proxy log by the source files its klog
-// lines name (proxier.go, kubelet_node_status.go), and an Antrea agent's by its name;
-// the messages alone would mislead (a kubelet logs kube-proxy's pod by name).
+// component tells a kubelet log from a kube-proxy or flanneld log by the source files
+// its klog lines name (proxier.go, kubelet_node_status.go, vxlan_windows.go) or the unit
+// journald named, and an Antrea agent's by its name; the messages alone would mislead
+// (a kubelet logs kube-proxy's pod by name).
 func (p *Parser) component(lines []Line) string {
-	proxy, kubelet, antrea := 0, 0, 0
+	proxy, kubelet, antrea, flannel := 0, 0, 0, 0
 	for _, l := range lines {
-		if strings.Contains(strings.ToLower(l.Text), "antrea") {
+		switch strings.ToLower(l.Unit) {
+		case "kubelet":
+			kubelet += 2
+		case "kube-proxy":
+			proxy += 2
+		case "flanneld":
+			flannel += 2
+		}
+		low := strings.ToLower(l.Text)
+		if strings.Contains(low, "antrea") {
 			antrea++
+		}
+		if strings.Contains(low, "subnet manager") || strings.Contains(low, "flannel") {
+			flannel++
 		}
 		m := p.klogFile.FindStringSubmatch(p.stripLogPrefix(l.Text))
 		switch {
@@ -33,11 +51,15 @@ func (p *Parser) component(lines []Line) string {
 			proxy++
 		case p.kubeletFile.MatchString(m[1]):
 			kubelet++
+		case p.flannelFiles.MatchString(m[1]):
+			flannel++
 		}
 	}
 	switch {
 	case antrea > 0 && antrea >= proxy && antrea >= kubelet:
 		return "antrea-agent"
+	case flannel > proxy && flannel > kubelet:
+		return "flanneld"
 	case proxy > kubelet:
 		return "kube-proxy"
 	case kubelet > proxy:

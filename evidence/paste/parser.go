@@ -7,18 +7,20 @@ import "regexp"
 // keeping compiled patterns in globals.
 type Parser struct {
 	// Lines
-	serialPrefix, serialSource *regexp.Regexp
+	serialPrefix, serialSource, quoteMark, journald, runnerStamp *regexp.Regexp
 	// Split
-	psPrompt, cmdPrompt, shPrompt, contPrompt, knownVerbs *regexp.Regexp
+	psPrompt, cmdPrompt, shPrompt, contPrompt, knownVerbs, bareCommand, aliasCmd *regexp.Regexp
 	// ParseList, ParseTable
 	propLine, dashes, colRun, dashRun *regexp.Regexp
 	// Recognize
 	cmdShapes                                                      []cmdShape
 	componentLogFile                                               *regexp.Regexp
 	ipconfigHeader, scService, netshLine, winVer, routeTable       *regexp.Regexp
+	eventRow, eventHeader                                          *regexp.Regexp
 	kubeYAML, psErrorLine, sysinfoHeader, netshShow, hnsdiagHeader *regexp.Regexp
 	// logs
-	klogLine, klogHeader, klogFile, proxyFiles, kubeletFile, joinedKlog, timestampLn *regexp.Regexp
+	klogLine, klogHeader, klogFile, proxyFiles, kubeletFile, flannelFiles, joinedKlog, timestampLn *regexp.Regexp
+	commandLog                                                                                     *regexp.Regexp
 }
 
 // cmdShape is what a command line says its output is.
@@ -34,16 +36,29 @@ func New() *Parser {
 		// A serial console (GCE's metadata script runner, Azure's boot diagnostics, a
 		// syslog relay) puts a timestamp and a source in front of every line. The prefix
 		// ends at exactly one space: what follows may start with spaces of its own.
-		serialPrefix: re(`^\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?Z? [\w.-]+: `),
-		serialSource: re(`^[\w.-]+: `),
-		// PowerShell's prompt, with the remoting prefix when run through Enter-PSSession.
-		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS [A-Za-z]:\\[^>]*> ?(.*)$`),
-		// cmd.exe's (C:\k>), and a shell's ($ kubectl ..., user@host:~$ kubectl ...).
-		cmdPrompt: re(`^\s*(?:[A-Za-z]:\\[^>]*>|(?:[\w.-]+@([\w.-]+)(?::[^$#]*)?)?\$) ?(.*)$`),
+		serialPrefix: re(`^\d{4}[/-]\d{2}[/-]\d{2}[ T]\d{2}:\d{2}:\d{2}(?:\.\d+)?Z? [\w.-]+:(?: |$)`),
+		serialSource: re(`^[\w.-]+:(?: |$)`),
+		// Markdown blockquote marks, any depth: "> ", ">", "> > ", ">> ".
+		quoteMark: re(`^ {0,3}>(?: ?>)*(?: |$)`),
+		// journald's short format: "Dec 21 15:07:30 node-01 kubelet[26278]: ".
+		journald: re(`^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ ([\w.@/-]+?)(?:\[\d+\])?: `),
+		// A CI runner's or kubectl logs --timestamps' RFC 3339 stamp.
+		runnerStamp: re(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)? `),
+		// PowerShell's prompt, with the remoting prefix when run through Enter-PSSession;
+		// pwsh's "PS /home/me>" and a bare "PS>" too.
+		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS(?: [A-Za-z]:\\[^>]*| /[^>]*)?> ?(.*)$`),
+		// cmd.exe's (C:\k>), and a shell's: $ kubectl ..., user@host:~$ kubectl ...,
+		// root@host:~# ..., zsh's user@host ~ % ... and host% ..., oh-my-zsh's
+		// "➜  dir git:(main) ✗ ...", starship's "❯ ...", and a bare "> " or "# ".
+		cmdPrompt: re(`^\s*(?:[A-Za-z]:\\[^>]*>|[\w.-]+@[\w.-]+(?::\S*)?(?: [^$#%]*)?[$#%]|[\w.-]+%|➜ +\S+(?: git:\([^)]*\))?(?: ✗)?|❯|[$#%>]) ?(.*)$`),
 		// bash's default on RHEL-like hosts: [root@m1 ~]# kubectl ...
 		shPrompt:   re(`^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][$#] ?(.*)$`),
 		contPrompt: re(`^>> ?(.*)$`),
-		knownVerbs: re(`(?i)^(?:get-|kubectl|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&)`),
+		knownVerbs: re(`(?i)^(?:get-|kubectl|k |kg[a-z]*\b|kd[a-z]*\b|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&|\[environment\]|\(get-|journalctl|systemctl|ps |hostname)`),
+		// A command line pasted without its prompt: a known command alone on its line.
+		bareCommand: re(`(?i)^(?:kubectl(?:\.exe)? (?:get|describe)|k (?:get|describe)|kgno\w*|kdno\w*|get-(?:hns\w+|service|netroute|netipaddress|netadapter|netipinterface|computerinfo|itemproperty)\b|hnsdiag(?:\.exe)? list|ipconfig(?:\.exe)?(?: /all)?\s*$|systeminfo(?:\.exe)?\s*$|route(?:\.exe)? print|sc(?:\.exe)? (?:query|queryex|qc) |crictl(?:\.exe)? \w|ctr(?:\.exe)? \S|docker(?:\.exe)? (?:ps|images)|\[environment\]::osversion)[^:]*$`),
+		// kubectl aliases people type (the ahmetb/kubectl-aliases set and "k").
+		aliasCmd: re(`^(k|kg|kd|kgno|kgnowide|kgnoow|kdno|kgpo|kdpo|kgev|kge)(?:\s|$)`),
 		// "Name<padding> : value" (or "Name :" with nothing after it). Property names stay
 		// English whatever the system's language; only values are localized.
 		propLine: re(`^( *)([A-Za-z_][A-Za-z0-9_.\-]*)( *) :(?: (.*))?$`),
@@ -53,13 +68,17 @@ func New() *Parser {
 
 		cmdShapes: commandShapes(re),
 		// Get-Content of a kubelet or kube-proxy log file names the component.
-		componentLogFile: re(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet)[^\\/\s'"]*\.log\b`),
+		componentLogFile: re(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet|flanneld)[^\\/\s'"]*\.log\b`),
 		// ipconfig's first line in English, German and Chinese.
 		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`),
 		scService:      re(`^SERVICE_NAME: \S`),
-		netshLine:      re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4|popd\s*$)`),
-		winVer:         re(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
-		routeTable:     re(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`),
+		// One row of describe's Events: Type, Reason, Age ("2m", "22s (x12 over 41s)"),
+		// From ("kubelet, w1" before kubectl 1.18, "kubelet" after), Message.
+		eventRow:    re(`^\s*(Normal|Warning)\s{2,}(\S+)\s{2,}(\S+(?: \(x\d+ over \S+\))?)\s{2,}(\S+(?:, \S+)?)\s{2,}(.*)$`),
+		eventHeader: re(`^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$`),
+		netshLine:   re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4|popd\s*$)`),
+		winVer:      re(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
+		routeTable:  re(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`),
 		// What kubectl -o yaml prints first.
 		kubeYAML: re(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`),
 		// How PowerShell prints an error record: "Verb-Noun : message", then
@@ -77,6 +96,11 @@ func New() *Parser {
 		proxyFiles: re(`^(?:proxier|server_windows|hns|hnsV[12]|winkernel|proxy_.*)$`),
 		kubeletFile: re(`^(?:kubelet.*|kuberuntime.*|docker_.*|cni.*|perfcounter.*|pod_workers|container_manager.*|` +
 			`eviction_manager|volume_manager|reconciler|remote_runtime|remote_image|pleg|generic)$`),
+		// flanneld's source files (flannel-io/flannel: backend/vxlan, backend/hostgw, subnet/kube).
+		flannelFiles: re(`^(?:vxlan_windows|hostgw_windows|vxlan_network_windows|vxlan|hostgw|kube|iptables|ipmasq|registry)$`),
+		// The logs of a component a container runtime or kubectl printed: docker logs
+		// kubelet (Rancher's RKE runs it in a container), kubectl logs kube-proxy-windows-x.
+		commandLog: re(`(?i)^(?:docker|crictl|nerdctl|kubectl|k)(?:\.exe)? (?:.+ )?logs\b.*?\b(kube-?proxy|kubelet|flanneld|kube-flannel)`),
 		// A klog line a terminal copy glued onto the previous one, after the padding that
 		// filled the previous line to the console's width.
 		joinedKlog: re(`\s{2,}[IWEF]?\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] `),

@@ -22,18 +22,32 @@ type Part struct {
 // after another, so it is cut where the shape changes).
 func (p *Parser) Recognize(b Block) []Part {
 	if b.Command != "" {
+		cmd := p.Canonical(b.Command)
 		// Get-Content of a kubelet or kube-proxy log file is that log, whatever its lines
 		// look like: AKS's C:\k\kubeproxy.log holds kubeproxystart.ps1's own output (a
 		// table among it), its klog lines go to kubeproxy.err.log (Azure/AgentBaker).
-		if m := p.componentLogFile.FindStringSubmatch(b.Command); m != nil {
+		if m := p.componentLogFile.FindStringSubmatch(cmd); m != nil {
 			comp := "kubelet"
-			if strings.Contains(strings.ToLower(m[1]), "proxy") {
+			switch low := strings.ToLower(m[1]); {
+			case strings.Contains(low, "proxy"):
 				comp = "kube-proxy"
+			case strings.Contains(low, "flannel"):
+				comp = "flanneld"
+			}
+			return []Part{{Shape: KlogText, Command: b.Command, Lines: b.Lines, Component: comp}}
+		}
+		if m := p.commandLog.FindStringSubmatch(cmd); m != nil && p.klogShare(b.Lines) {
+			comp := strings.ToLower(m[1])
+			switch {
+			case strings.Contains(comp, "proxy"):
+				comp = "kube-proxy"
+			case strings.Contains(comp, "flannel"):
+				comp = "flanneld"
 			}
 			return []Part{{Shape: KlogText, Command: b.Command, Lines: b.Lines, Component: comp}}
 		}
 		for _, c := range p.cmdShapes {
-			if c.re.MatchString(b.Command) {
+			if c.re.MatchString(cmd) {
 				pt := p.shaped(b.Lines, c.shape)
 				pt.Command = b.Command
 				return []Part{pt}
@@ -57,7 +71,7 @@ func (p *Parser) Recognize(b Block) []Part {
 		out = append(out, p.byShape(run))
 		run = nil
 	}
-	for _, para := range Paragraphs(b.Lines) {
+	for _, para := range p.peelProse(Paragraphs(b.Lines)) {
 		s := p.byShape(para).Shape
 		// A klog header, or lines of another component, start another log (kubelet's
 		// after kube-proxy's).
@@ -100,7 +114,7 @@ func (p *Parser) shaped(lines []Line, s Shape) Part {
 		if pt.List = p.ParseList(lines); len(pt.List.Records) == 0 {
 			pt.Table, _ = p.ParseTable(lines)
 		}
-	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, DockerPs, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
+	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, EventsTable, DockerPs, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
 		if s != ServiceTable {
 			// CLI tables a terminal cut (Format-Table cuts cells itself, with "...").
 			lines, _ = p.unwrapRows(lines)
@@ -143,6 +157,7 @@ func (p *Parser) byShape(lines []Line) Part {
 		{len(lines) > 0 && p.psErrorLine.MatchString(lines[0].Text), PSError},
 		{isDescribe(lines, "Conditions:", "Addresses:") && !hasLine(lines, "Containers:"), KubectlDescribe},
 		{isDescribe(lines, "Containers:", "Namespace:"), DescribePod},
+		{p.eventsBlock(lines), EventsBlock},
 	} {
 		if c.match {
 			return p.shaped(lines, c.shape)
@@ -165,7 +180,52 @@ func (p *Parser) byShape(lines []Line) Part {
 		}
 		return Part{Shape: OtherTable, Lines: lines, Table: tb}
 	}
+	if p.allProse(lines) {
+		return Part{Shape: Prose, Lines: lines}
+	}
 	return Part{Shape: Unrecognized, Lines: lines}
+}
+
+// peelProse splits off the sentences an engineer wrote around a paste in the same
+// paragraph ("Here is the output:", "- First few lines of kubelet.exe error log"), when
+// what is left is a known output: those lines are not the output's.
+func (p *Parser) peelProse(paras [][]Line) [][]Line {
+	var out [][]Line
+	for _, para := range paras {
+		n := 0
+		for n < len(para) && n < 3 && p.proseLine(para[n].Text) {
+			n++
+		}
+		if n == 0 || n == len(para) || p.byShape(para).Shape != Unrecognized || p.byShape(para[n:]).Shape == Unrecognized {
+			out = append(out, para)
+			continue
+		}
+		out = append(out, para[:n], para[n:])
+	}
+	return out
+}
+
+func (p *Parser) allProse(lines []Line) bool {
+	for _, l := range lines {
+		if !blank(l.Text) && !p.proseLine(l.Text) {
+			return false
+		}
+	}
+	return len(lines) > 0
+}
+
+// proseLine: a sentence, a Markdown heading or list item, not a console line (no
+// column padding, no "Name : value").
+func (p *Parser) proseLine(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" || strings.Contains(t, "  ") || strings.Contains(t, " : ") || p.klogLine.MatchString(t) {
+		return false
+	}
+	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "**") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		return true
+	}
+	words := strings.Fields(t)
+	return len(words) >= 3 && strings.ContainsAny(t[len(t)-1:], ":.?!)") && strings.ToLower(t) != strings.ToUpper(t)
 }
 
 // isDescribe: kubectl describe's first line is "Name:", and a section header the kind
@@ -206,4 +266,24 @@ func cliTable(s Shape) bool {
 		return true
 	}
 	return false
+}
+
+// eventsBlock: describe's Events section pasted alone ("Events:" and its rows, with or
+// without the Type/Reason header), or its rows without even the "Events:" line.
+func (p *Parser) eventsBlock(lines []Line) bool {
+	rows, other := 0, 0
+	for i, l := range lines {
+		t := strings.TrimSpace(l.Text)
+		switch {
+		case i == 0 && strings.HasPrefix(t, "Events:"):
+		case p.eventRow.MatchString(l.Text):
+			rows++
+		case p.eventHeader.MatchString(l.Text) || strings.HasPrefix(t, "----"):
+		case rows > 0 && !strings.HasPrefix(l.Text, " ") || rows > 0 && strings.HasPrefix(t, "("):
+			// a message going on at column 0, or describe's "(extra info: ...)"
+		default:
+			other++
+		}
+	}
+	return rows > 0 && other == 0
 }

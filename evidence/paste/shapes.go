@@ -25,6 +25,8 @@ const (
 	KubectlDescribe Shape = "kubectl describe node"
 	DescribePod     Shape = "kubectl describe pod"
 	KlogText        Shape = "klog log"
+	EventsBlock     Shape = "kubectl describe Events block"
+	EventsTable     Shape = "kubectl get events table"
 	JSONText        Shape = "JSON"
 	YAMLText        Shape = "kubectl YAML"
 	NetRoutes       Shape = "Get-NetRoute output"
@@ -42,6 +44,7 @@ const (
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
+	Prose           Shape = "words around the output"
 	Unrecognized    Shape = ""
 )
 
@@ -80,6 +83,7 @@ func commandShapes(re func(string) *regexp.Regexp) []cmdShape {
 		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:-\S+(?:[ =]\S+)? )*(?:pods?|po)\b`), DescribePod},
 		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?describe (?:-\S+(?:[ =]\S+)? )*(?:nodes?|no)\b`), KubectlDescribe},
 		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?get (?:-\S+(?:[ =]\S+)? )*(?:nodes?|no)\b`), KubectlNodes},
+		{re(`(?i)kubectl(?:\.exe)? (?:.+ )?get (?:-\S+(?:[ =]\S+)? )*(?:events?|ev)\b`), EventsTable},
 	}
 }
 
@@ -139,6 +143,8 @@ func tableShape(t Table) Shape {
 		return CtrTasks
 	case t.Has("NAME", "STATUS", "ROLES", "VERSION"):
 		return KubectlNodes
+	case t.Has("TYPE", "REASON", "MESSAGE") && (t.Has("LAST SEEN") || t.Has("LASTSEEN")):
+		return EventsTable
 	case t.Has("DestinationPrefix", "NextHop"):
 		return NetRoutes
 	case t.Has("IPAddress", "PrefixLength"):

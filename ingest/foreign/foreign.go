@@ -16,13 +16,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"testing/fstest"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
@@ -72,11 +72,7 @@ type Result struct {
 
 // FS is the evidence as a tree the engine reads.
 func (r *Result) FS() fs.FS {
-	m := fstest.MapFS{}
-	for p, b := range r.Files {
-		m[p] = &fstest.MapFile{Data: b, Mode: 0o644}
-	}
-	return m
+	return evidence.FilesFS(r.Files)
 }
 
 // Describe names what was recognized, for the report's source line.

@@ -20,6 +20,8 @@ func FuzzImport(f *testing.F) {
 	// The fixtures of the formats added later: describe pod, crictl, ctr, netsh, the Net
 	// cmdlets, systeminfo.
 	names, _ := filepath.Glob(filepath.Join("testdata", "pastes", "*.txt"))
+	corpus, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.txt"))
+	names = append(names, corpus...)
 	for _, n := range names {
 		if b, err := os.ReadFile(n); err == nil {
 			f.Add(string(b))

@@ -140,6 +140,43 @@ func (r *reader) nodeName(p paste.Part, host string) (string, string) {
 			return strings.ToLower(m[1]), "the klog header (Running on machine)"
 		}
 	}
+	switch {
+	case p.Shape == paste.KubectlDescribe && len(p.Lines) > 0:
+		if name, ok := strings.CutPrefix(p.Lines[0].Text, "Name:"); ok && strings.TrimSpace(name) != "" {
+			return strings.ToLower(strings.TrimSpace(name)), "the describe's Name"
+		}
+	case p.Shape == paste.KubectlNodes:
+		return tableNode(p.Table)
+	case strings.EqualFold(strings.TrimSuffix(strings.ToLower(p.Command), ".exe"), "hostname"):
+		for _, l := range p.Lines {
+			if t := strings.TrimSpace(l.Text); t != "" {
+				return strings.ToLower(t), "the output of hostname"
+			}
+		}
+	}
+	return "", ""
+}
+
+// tableNode is the node a node table is about: its one Windows node (OS-IMAGE), else
+// its one node that is not Ready and not a control plane.
+func tableNode(t paste.Table) (string, string) {
+	var windows, down []string
+	for _, r := range t.Rows {
+		name := strings.TrimPrefix(t.Get(r, "NAME"), "node/")
+		if strings.HasPrefix(strings.ToLower(t.Get(r, "OS-IMAGE")), "windows") {
+			windows = append(windows, name)
+		}
+		roles := t.Get(r, "ROLES")
+		if !strings.HasPrefix(t.Get(r, "STATUS"), "Ready") && !strings.Contains(roles, "master") && !strings.Contains(roles, "control-plane") {
+			down = append(down, name)
+		}
+	}
+	switch {
+	case len(windows) == 1:
+		return strings.ToLower(windows[0]), "the node table's one Windows node"
+	case len(windows) == 0 && len(down) == 1:
+		return strings.ToLower(down[0]), "the node table's one node that is not Ready"
+	}
 	return "", ""
 }
 
@@ -153,6 +190,17 @@ func lineRange(ls []paste.Line) string {
 // convert turns one recognized part into its evidence file and says what it did.
 func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	br := BlockReport{Recognized: string(p.Shape)}
+	switch p.Shape {
+	case paste.HNSNetworkList, paste.HNSEndpointList, paste.HNSPolicyList, paste.ProcessList:
+		if len(p.List.Records) == 0 && len(firstLines(p.Lines)) > 0 {
+			// A Format-Table or Select of the command: an empty list would read as
+			// "none". (No output at all is none.)
+			br.FirstLines = firstLines(p.Lines)
+			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
+			br.Recollect = r.recollectFor(p.Shape)
+			return br
+		}
+	}
 	var key evidence.Ref
 	var doc any
 	var missing []Missing
@@ -220,7 +268,7 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		br.Parsed = len(p.Table.Rows)
 	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
 		paste.NetAdapters, paste.NetIPInterfaces:
-		return r.valuesBlock(p, br)
+		return r.valuesBlock(res, p, node, br)
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any
@@ -228,6 +276,10 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, br.Parsed = nodeList(items), len(items)
 	case paste.DescribePod:
 		return r.describePodBlock(res, p, node, br)
+	case paste.EventsBlock:
+		return r.eventsBlock(res, p, node, br)
+	case paste.EventsTable:
+		return r.eventsTable(res, p, node, br)
 	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
 		return r.runtimeBlock(res, p, node, br)
 	case paste.NetshShow:
@@ -294,6 +346,8 @@ func (r *reader) logBlock(res *Result, p paste.Part, node string, br BlockReport
 		key = evidence.KubeletLog()
 	case "kube-proxy":
 		key = evidence.KubeProxyLog()
+	case "flanneld":
+		key = evidence.LogFlanneld()
 	default:
 		br.Note = "a klog log of a component no probe reads (" + orUnknown(p.Component) + "): kept in this report only"
 		br.Parsed = len(p.Lines)
@@ -319,6 +373,11 @@ func (r *reader) unrecognized(p paste.Part, br BlockReport) BlockReport {
 	if key, ok := r.keyForCommand(p.Command); ok {
 		br.Recollect = key.Meta().Command
 		br.Note = "the output of this command is not in a form the importer reads; paste the output of the command in recollect"
+		return br
+	}
+	if p.Shape == paste.Prose {
+		br.Recognized, br.FirstLines = string(p.Shape), nil
+		br.Note = "sentences the engineer wrote around the output: not read"
 		return br
 	}
 	if p.Shape == paste.PSError {
@@ -350,4 +409,17 @@ func leftovers(ls []paste.Line) []Leftover {
 		}
 	}
 	return out
+}
+
+// recollectFor is the command that collects a list shape's evidence.
+func (r *reader) recollectFor(s paste.Shape) string {
+	switch s {
+	case paste.HNSNetworkList:
+		return evidence.HNSNetworks().Meta().Command
+	case paste.HNSEndpointList:
+		return evidence.HNSEndpoints().Meta().Command
+	case paste.HNSPolicyList:
+		return evidence.HNSPolicies().Meta().Command
+	}
+	return evidence.Processes().Meta().Command
 }

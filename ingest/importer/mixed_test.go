@@ -215,9 +215,11 @@ func transcript(t *testing.T, tree fs.FS, node string, c console) (string, []str
 			b.WriteString(c.run("kubectl get nodes -o yaml") + string(y))
 			replaced = append(replaced, evidence.PathNodes)
 		default:
-			// Imported into the report only (see TestNodeTableNotWritten): nodes.json
-			// stays. The terminal is as narrow as the console and cuts the rows.
+			// A partial nodes.json (TestNodeTablePartial) in place of the JSON: the probes
+			// judge what the table shows and skip on the rest. The terminal is as narrow
+			// as the console and cuts the rows.
 			b.WriteString("$ kubectl get nodes -o wide\n" + paste.TerminalWrap(wideNodes(nodes), c.width, true))
+			replaced = append(replaced, evidence.PathNodes)
 		}
 	}
 	if c.pods {

@@ -1,7 +1,10 @@
 package importer
 
 import (
+	"encoding/json"
 	"strings"
+
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
 )
@@ -72,15 +75,51 @@ func nodesFromTable(t paste.Table) ([]map[string]any, []Missing) {
 		if addrs != nil {
 			status["addresses"] = addrs
 		}
-		out = append(out, n)
-		for _, f := range []string{"metadata.labels", "spec.podCIDR", "spec.taints", "status.conditions (all but Ready)"} {
-			missing = append(missing, Missing{Item: "node " + name, Field: f, Why: whyAbsent})
-		}
+		unknown := []string{"metadata.labels", "metadata.annotations", "spec.podCIDR", "spec.taints", "spec.providerID", "status.conditions (all but Ready)"}
 		if !t.Has("INTERNAL-IP") {
-			missing = append(missing, Missing{Item: "node " + name, Field: "status.addresses", Why: whyAbsent})
+			unknown = append(unknown, "status.addresses")
+		}
+		if !t.Has("OS-IMAGE") {
+			unknown = append(unknown, "status.nodeInfo")
+		}
+		if ready == "" {
+			unknown = append(unknown, "status.conditions")
+		}
+		sub(n, "metadata")["annotations"] = map[string]any{decode.PastedUnknown: strings.Join(unknown, ",")}
+		if strings.HasPrefix(strings.ToLower(t.Get(r, "OS-IMAGE")), "windows") {
+			info["operatingSystem"] = "windows"
+		}
+		out = append(out, n)
+		for _, f := range unknown {
+			missing = append(missing, Missing{Item: "node " + name, Field: f, Why: whyAbsent})
 		}
 	}
 	return out, missing
+}
+
+// mergeNodes adds the nodes of a table to those an earlier block wrote: a node already
+// there (from a describe or JSON) keeps what it showed, a table's row only fills a node
+// the earlier blocks did not have.
+func mergeNodes(old []byte, items []map[string]any) ([]map[string]any, bool) {
+	var prev struct {
+		Items []map[string]any `json:"items"`
+	}
+	if json.Unmarshal(old, &prev) != nil {
+		return items, false
+	}
+	have := map[string]bool{}
+	for _, it := range prev.Items {
+		if name, _ := sub(it, "metadata")["name"].(string); name != "" {
+			have[name] = true
+		}
+	}
+	out := prev.Items
+	for _, it := range items {
+		if name, _ := sub(it, "metadata")["name"].(string); !have[name] {
+			out = append(out, it)
+		}
+	}
+	return out, true
 }
 
 // nodesFromDescribe converts `kubectl describe node` output: one node per "Name:"

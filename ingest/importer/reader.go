@@ -19,6 +19,8 @@ type reader struct {
 	describeKey, describeSub, taintRe *regexp.Regexp
 	// json.go
 	jsonCommands []jsonCommand
+	// events.go
+	eventRow, assigned, nodeStatus *regexp.Regexp
 }
 
 // jsonCommand maps a pasted JSON command to the evidence it is.
@@ -29,7 +31,7 @@ type jsonCommand struct {
 
 func newReader() *reader {
 	re := regexp.MustCompile
-	return &reader{
+	rd := &reader{
 		paste:       paste.New(),
 		machineLine: re(`^Running on machine: (\S+)`),
 		intText:     re(`^-?[0-9]{1,18}$`),
@@ -50,4 +52,6 @@ func newReader() *reader {
 		taintRe:      re(`^([^=:\s]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$`),
 		jsonCommands: jsonCommands(re),
 	}
+	rd.eventRow, rd.assigned, rd.nodeStatus = eventPatterns(re)
+	return rd
 }

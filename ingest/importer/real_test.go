@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,14 +161,32 @@ func TestRealHnsdiag(t *testing.T) {
 	}
 }
 
-// TestNodeTableNotWritten: kubectl get nodes is parsed into the report, never into a
-// node object missing its podCIDR, taints and conditions.
-func TestNodeTableNotWritten(t *testing.T) {
-	for _, s := range []string{"kubectl-get-nodes-wide_mixed_calico-hostprocess-containerd1.6_ws2019_healthy_08.txt", "kubectl-get-nodes_mixed_one-win-NotReady_kubecluster_07.txt"} {
-		res := importOne(t, s)
+// TestNodeTablePartial: kubectl get nodes becomes cluster/nodes.json holding what the
+// columns show, each node marked with the fields it does not show (so the probes skip
+// on them instead of reading an empty podCIDR), and the report lists them.
+func TestNodeTablePartial(t *testing.T) {
+	for _, c := range []struct {
+		sample, node, ready string
+	}{
+		{"kubectl-get-nodes-wide_mixed_calico-hostprocess-containerd1.6_ws2019_healthy_08.txt", "winw1", "True"},
+		{"kubectl-get-nodes_mixed_one-win-NotReady_kubecluster_07.txt", "k83winworker3", "False"},
+	} {
+		res := importOne(t, c.sample)
 		b := res.Report.Blocks[0]
-		if len(res.Files) != 0 || b.Recognized != "kubectl get nodes table" || b.Parsed < 2 || b.Recollect != "`kubectl get nodes -o json`" {
-			t.Errorf("%s: %+v", s, b)
+		if b.Recognized != "kubectl get nodes table" || b.Parsed < 2 || b.Recollect != "`kubectl get nodes -o json`" || len(b.Missing) == 0 {
+			t.Errorf("%s: %+v", c.sample, b)
+		}
+		nodes, err := decode.Nodes("x", file(t, res, evidence.Nodes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		self, err := decode.FindNode(nodes, c.node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(self.Status.Conditions) != 1 || string(self.Status.Conditions[0].Status) != c.ready ||
+			!slices.Contains(decode.UnknownFields(self), "spec.podCIDR") {
+			t.Errorf("%s: node %s = %+v, unknown %v", c.sample, c.node, self.Status, decode.UnknownFields(self))
 		}
 	}
 }

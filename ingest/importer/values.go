@@ -10,17 +10,10 @@ import (
 // valuesBlock keeps what an output showed in the report when it is too little for the
 // evidence file it would belong to: the probes would judge what the console did not
 // show. Each note says what is missing, recollect the command that gives all of it.
-func (r *reader) valuesBlock(p paste.Part, br BlockReport) BlockReport {
+func (r *reader) valuesBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	switch p.Shape {
 	case paste.KubectlNodes:
-		// A node object without its podCIDR, taints and conditions would have the
-		// probes judge what the table does not show (an empty podCIDR fails, a Ready
-		// node with an unhealthy condition passes).
-		items, _ := nodesFromTable(p.Table)
-		br.Parsed, br.Values = len(items), items
-		br.Leftover = leftovers(p.Table.Leftover)
-		br.Recollect = evidence.Nodes().Meta().Command
-		br.Note = "a node table shows no podCIDR, taints or conditions but Ready, so it is not written as " + evidence.PathNodes + "; paste `kubectl describe nodes` or the command in recollect"
+		return r.nodeTableBlock(res, p, node, br)
 	case paste.HnsDiag:
 		v := hnsdiag(p.Lines)
 		for _, rows := range v {
@@ -61,6 +54,11 @@ func (r *reader) valuesBlock(p paste.Part, br BlockReport) BlockReport {
 // leaked, RUNTIME-LEFTOVERS every container a leftover.
 func (r *reader) describePodBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	described := r.podsFromDescribe(p.Lines)
+	if len(described) == 0 {
+		// Only the Events section of the describe was pasted.
+		br.Recognized = string(paste.EventsBlock)
+		return r.eventsBlock(res, p, node, br)
+	}
 	var pods []map[string]any
 	var events []map[string]any
 	for _, d := range described {
@@ -97,4 +95,25 @@ func writeJSON(res *Result, key evidence.Ref, node string, doc any, missing []Mi
 		return br
 	}
 	return write(res, key, node, append(b, '\n'), missing, br)
+}
+
+// nodeTableBlock writes `kubectl get nodes [-o wide]` as cluster/nodes.json holding what
+// the columns show: the Ready condition, SchedulingDisabled, roles, versions, addresses.
+// Each node carries the fields the table does not show (decode.PastedUnknown), so a probe
+// that needs one skips naming the command instead of judging an empty podCIDR or an
+// absent taint. Nodes an earlier describe wrote stay as they were.
+func (r *reader) nodeTableBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
+	items, missing := nodesFromTable(p.Table)
+	br.Leftover = leftovers(p.Table.Leftover)
+	path := evidence.Nodes().Path(node)
+	merged := false
+	if old, ok := res.Files[path]; ok {
+		items, merged = mergeNodes(old, items)
+	}
+	out := writeJSON(res, evidence.Nodes(), node, nodeList(items), missing, br)
+	out.Parsed = len(p.Table.Rows)
+	if merged && out.Evidence != "" {
+		out.Note = "merged with the nodes of the earlier blocks (a node they showed keeps what they showed)"
+	}
+	return out
 }

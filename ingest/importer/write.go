@@ -42,6 +42,13 @@ func (r Result) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
+	// The node's folder, even when the paste held only cluster evidence: analyze
+	// judges the nodes it finds folders for.
+	if r.Report.Node != "" {
+		if err := os.MkdirAll(filepath.Join(dir, "nodes", r.Report.Node), 0o755); err != nil {
+			return fmt.Errorf("creating the node's folder: %w", err)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, ReportFile), b, 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", ReportFile, err)
 	}
