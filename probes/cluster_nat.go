@@ -30,19 +30,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 			v.cites = append(v.cites, c.Path(evidence.IPAddresses()))
 		}
 	}
-	var entries []netip.Prefix
-	for _, s := range cni.ExceptionList {
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			if a, aerr := netip.ParseAddr(s); aerr == nil {
-				p = netip.PrefixFrom(a, a.BitLen())
-			} else {
-				v.add(Warn, fmt.Sprintf("ExceptionList entry %q is not a CIDR", s))
-				continue
-			}
-		}
-		entries = append(entries, p.Masked())
-	}
+	entries := parseExceptions(v, cni.ExceptionList)
 	actual := "actual: ExceptionList [" + strings.Join(cni.ExceptionList, ", ") + "]"
 
 	required := []struct {
@@ -220,4 +208,23 @@ func (c C) azureOverlay(entries []netip.Prefix, cluster addrRange) bool {
 		}
 	}
 	return true
+}
+
+// parseExceptions reads the ExceptionList's entries as prefixes (a bare address is its
+// own /32 or /128), warning of each that is neither.
+func parseExceptions(v *verdict, list []string) []netip.Prefix {
+	var entries []netip.Prefix
+	for _, s := range list {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				v.add(Warn, fmt.Sprintf("ExceptionList entry %q is not a CIDR", s))
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		entries = append(entries, p.Masked())
+	}
+	return entries
 }

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"strings"
 	"time"
 
@@ -21,7 +22,6 @@ func (reboot) Spec() Spec {
 }
 
 func (reboot) Check(c C) Finding {
-	node := c.node
 	svcs, svcPath, bad := need(c, evidence.Services())
 	if bad != nil {
 		return *bad
@@ -83,34 +83,10 @@ func (reboot) Check(c C) Finding {
 			With(details...).With("re-collect with: kubectl get node " + c.node + " -o json")
 	}
 	if len(stopped) > 0 {
-		f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
-			strings.Join(stopped, ", "))).With(details...)
-		if reboot := c.rebootStory(); reboot != "" {
-			f = f.With(reboot)
-			cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
-		}
-		if c.onAKS(svcs) {
-			// AKS services are Manual by design; starting them is the fix, not the start type.
-			start := startFix(c.id, stopped)
-			f = f.With(aksStartedBy).WithFix(start)
-			return f.Citing(cites...)
-		}
-		auto := autostartFix(c.id, stopped)
-		f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
-			Params: auto.Params, Commands: auto.Commands, Verify: c.id,
-			Choices: []*Fix{auto, deleteNodeFix(node)}}
-		f = f.Citing(cites...)
-		return f
+		return c.stoppedAtReboot(svcs, stopped, details, cites)
 	}
 	if len(foreground) > 0 {
-		f := c.Warn(fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
-			strings.Join(foreground, " and ")), cites...).With("the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
-		f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: c.id,
-			Commands: []string{
-				"C:\\k\\register-svc.ps1   # microsoft/SDN Kubernetes/flannel: registers kubelet, kube-proxy, flanneld with nssm",
-				"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
-			}}
-		return f
+		return c.foregroundAtReboot(foreground, cites)
 	}
 	if len(unknown) > 0 {
 		return c.Skip(fmt.Sprintf("the start type of %s is not in the evidence (a pasted table without the StartType column)", strings.Join(unknown, ", ")), cites...).
@@ -152,4 +128,39 @@ func (c C) rebootStory() string {
 		}
 	}
 	return ""
+}
+
+// stoppedAtReboot is the failure of services stopped and not set to start automatically,
+// with the fix that fits the layout (AKS starts its Manual services itself).
+func (c C) stoppedAtReboot(svcs []decode.Service, stopped, details, cites []string) Finding {
+	f := c.Fail(fmt.Sprintf("%s stopped and not set to start automatically: the node does not recover from a reboot",
+		strings.Join(stopped, ", "))).With(details...)
+	if reboot := c.rebootStory(); reboot != "" {
+		f = f.With(reboot)
+		cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
+	}
+	if c.onAKS(svcs) {
+		// AKS services are Manual by design; starting them is the fix, not the start type.
+		start := startFix(c.id, stopped)
+		f = f.With(aksStartedBy).WithFix(start)
+		return f.Citing(cites...)
+	}
+	auto := autostartFix(c.id, stopped)
+	f.Fix = &Fix{ID: "reboot-recovery", Title: "Bring the components back (choose one)", Kind: auto.Kind, Action: auto.Action,
+		Params: auto.Params, Commands: auto.Commands, Verify: c.id,
+		Choices: []*Fix{auto, deleteNodeFix(c.node)}}
+	return f.Citing(cites...)
+}
+
+// foregroundAtReboot warns of components run in the foreground (the SDN start.ps1): no
+// service brings them back.
+func (c C) foregroundAtReboot(foreground, cites []string) Finding {
+	f := c.Warn(fmt.Sprintf("%s not registered as services: nothing restarts them after a reboot",
+		strings.Join(foreground, " and ")), cites...).With("the SDN start.ps1 runs kubelet and kube-proxy in PowerShell windows; a reboot leaves the node NotReady")
+	f.Fix = &Fix{ID: "register-services", Title: "Register kubelet and kube-proxy as services", Kind: Manual, Verify: c.id,
+		Commands: []string{
+			"C:\\k\\register-svc.ps1   # microsoft/SDN Kubernetes/flannel: registers kubelet, kube-proxy, flanneld with nssm",
+			"Get-Service kubelet, kube-proxy | Set-Service -StartupType Automatic",
+		}}
+	return f
 }

@@ -46,35 +46,8 @@ func (routes) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
-		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source)
-	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && (isAzureCNI(cni) || isVPCCNI(cni)) {
-		// Azure CNI gives pods VNet addresses the VNet routes; Azure CNI Overlay's pod
-		// CIDRs are routed by Azure's network between the nodes ("Pod and node traffic
-		// within the cluster use an Overlay network", learn.microsoft.com AKS
-		// concepts-network-azure-cni-overlay); the VPC CNI's pods have ENI addresses of
-		// the VPC. None needs host routes to other nodes' pods.
-		return c.Skip("the cloud network routes this CNI's pod addresses ("+cni.Type+"): no host routes to other nodes' pods are needed", c.Path(evidence.CNIConfig())).
-			With("Azure CNI (VNet or Overlay) and the Amazon VPC CNI route pod traffic in the VNet or VPC, not with routes on the node")
-	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && calicoBGPMode(cni) {
-		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
-		// them from its peers (routes_calico.go).
-		return c.calicoBGPRoutes(nodes, cni)
-	}
-	if src, calico := c.calicoNode(); calico {
-		if nets, ok := optional(c, evidence.HNSNetworks()); ok {
-			// No conflist, but Calico's network is L2Bridge: windows-bgp builds it so
-			// (node-service.ps1), VXLAN builds an Overlay one.
-			if n, found := decode.FindNetwork(nets, "Calico"); found && strings.EqualFold(string(n.Type), "l2bridge") {
-				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks()))
-			}
-		}
-		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'
-		// blocks are RemoteSubnetRoute policies on the Calico network, not host routes.
-		return c.Skip("Calico network without a CNI config in the evidence (named by kube-proxy --network-name=Calico or the HNS network Calico): Calico VXLAN carries other nodes' blocks as RemoteSubnetRoute policies, not host routes", src).
-			With("to check: (Get-HnsNetwork | ? Name -eq Calico).Policies, calicoctl ipam show --show-blocks")
+	if f, decided := c.routesByLayout(nodes); decided {
+		return f
 	}
 	routes, routePath, bad := need(c, evidence.Routes())
 	if bad != nil {
@@ -93,25 +66,7 @@ func (routes) Check(c C) Finding {
 	if len(want) == 0 {
 		return c.Skip("no other node has a podCIDR and an InternalIP to route to", cites...)
 	}
-	var missing []wantRoute
-	var details []string
-	viaAddRoutes := 0
-	for _, w := range want {
-		hops := hopsTo(routes, w.prefix)
-		switch {
-		case containsExact(hops, w.nextHop):
-		case containsExact(hops, addRoutesHop(w.prefix, w.windows)):
-			// microsoft/SDN Kubernetes/windows/AddRoutes.ps1 routes a peer's podCIDR via
-			// the peer's pod gateway (<cidr>.1 on Linux, .2 on Windows), on vEthernet
-			// (cbr0) at metric 250 and on the management vNIC at metric 300.
-			viaAddRoutes++
-		case len(hops) > 0:
-			details = append(details, fmt.Sprintf("%s (%s): route exists via %s, expected via %s", w.prefix, w.peer, strings.Join(hops, ","), w.nextHop))
-		default:
-			missing = append(missing, w)
-			details = append(details, fmt.Sprintf("%s (%s): no route, expected via %s", w.prefix, w.peer, w.nextHop))
-		}
-	}
+	missing, details, viaAddRoutes := compareRoutes(routes, want)
 	// The reverse path, where Linux peers' routes were collected (linux_reverse.go).
 	back, backCites := c.routesBack(self, nodes)
 	cites = append(cites, backCites...)
@@ -207,4 +162,65 @@ func (c C) podNetworkMissing() bool {
 	}
 	_, found := decode.FindNetwork(nets, plan.name)
 	return !found
+}
+
+// routesByLayout decides NET-ROUTES where the layout needs no host routes between nodes
+// (overlay, cloud-routed CNIs, Calico VXLAN) or routes its own way (Calico BGP).
+func (c C) routesByLayout(nodes []corev1.Node) (Finding, bool) {
+	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
+		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source), true
+	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && (isAzureCNI(cni) || isVPCCNI(cni)) {
+		// Azure CNI gives pods VNet addresses the VNet routes; Azure CNI Overlay's pod
+		// CIDRs are routed by Azure's network between the nodes ("Pod and node traffic
+		// within the cluster use an Overlay network", learn.microsoft.com AKS
+		// concepts-network-azure-cni-overlay); the VPC CNI's pods have ENI addresses of
+		// the VPC. None needs host routes to other nodes' pods.
+		return c.Skip("the cloud network routes this CNI's pod addresses ("+cni.Type+"): no host routes to other nodes' pods are needed", c.Path(evidence.CNIConfig())).
+			With("Azure CNI (VNet or Overlay) and the Amazon VPC CNI route pod traffic in the VNet or VPC, not with routes on the node"), true
+	}
+	if cni, ok := optional(c, evidence.CNIConfig()); ok && calicoBGPMode(cni) {
+		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
+		// them from its peers (routes_calico.go).
+		return c.calicoBGPRoutes(nodes, cni), true
+	}
+	if src, calico := c.calicoNode(); calico {
+		if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+			// No conflist, but Calico's network is L2Bridge: windows-bgp builds it so
+			// (node-service.ps1), VXLAN builds an Overlay one.
+			if n, found := decode.FindNetwork(nets, "Calico"); found && strings.EqualFold(string(n.Type), "l2bridge") {
+				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks())), true
+			}
+		}
+		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'
+		// blocks are RemoteSubnetRoute policies on the Calico network, not host routes.
+		return c.Skip("Calico network without a CNI config in the evidence (named by kube-proxy --network-name=Calico or the HNS network Calico): Calico VXLAN carries other nodes' blocks as RemoteSubnetRoute policies, not host routes", src).
+			With("to check: (Get-HnsNetwork | ? Name -eq Calico).Policies, calicoctl ipam show --show-blocks"), true
+	}
+	return Finding{}, false
+}
+
+// compareRoutes holds the routes against the peers' pod CIDRs: the ones missing, a line
+// for each that is missing or goes elsewhere, and how many go via AddRoutes.ps1's hop.
+func compareRoutes(routes []decode.Route, want []wantRoute) ([]wantRoute, []string, int) {
+	var missing []wantRoute
+	var details []string
+	viaAddRoutes := 0
+	for _, w := range want {
+		hops := hopsTo(routes, w.prefix)
+		switch {
+		case containsExact(hops, w.nextHop):
+		case containsExact(hops, addRoutesHop(w.prefix, w.windows)):
+			// microsoft/SDN Kubernetes/windows/AddRoutes.ps1 routes a peer's podCIDR via
+			// the peer's pod gateway (<cidr>.1 on Linux, .2 on Windows), on vEthernet
+			// (cbr0) at metric 250 and on the management vNIC at metric 300.
+			viaAddRoutes++
+		case len(hops) > 0:
+			details = append(details, fmt.Sprintf("%s (%s): route exists via %s, expected via %s", w.prefix, w.peer, strings.Join(hops, ","), w.nextHop))
+		default:
+			missing = append(missing, w)
+			details = append(details, fmt.Sprintf("%s (%s): no route, expected via %s", w.prefix, w.peer, w.nextHop))
+		}
+	}
+	return missing, details, viaAddRoutes
 }

@@ -61,12 +61,7 @@ func (runtimeCNI) Check(c C) Finding {
 	cites := []string{dirsPath}
 	var problems, facts, missing []string
 	if dirs.FromKubelet() {
-		if procs, ok := optional(c, evidence.Processes()); ok {
-			if p, ok := decode.FindProcess(procs, "kubelet"); ok {
-				cites = append(cites, c.Path(evidence.Processes()))
-				facts = append(facts, "the kubelet's command line (processes.json): "+clip(string(p.CommandLine), 400))
-			}
-		}
+		cites, facts = c.kubeletCommandLine(cites, facts)
 		if !dirs.UsesCNI() {
 			return c.Skip(fmt.Sprintf("the Docker node's kubelet runs with --network-plugin=%q, not cni: it reads no CNI folder", string(*dirs.NetworkPlugin)), cites...).
 				With(facts...)
@@ -226,4 +221,16 @@ func dockerCNIFix(verify string, d decode.CNIDirs, missing []string) *Fix {
 			"restart the kubelet (Restart-Service kubelet, or close and rerun start-kubelet.ps1 in the microsoft/SDN layout)",
 		},
 		Notes: []string{"the microsoft/SDN scripts download the plugins into c:\\k\\cni (start.ps1 DownloadCniBinaries) and write the config to c:\\k\\cni\\config: a fresh download that failed leaves the folder without them"}}
+}
+
+// kubeletCommandLine adds the kubelet's command line, where its CNI folders come from on
+// a Docker node, to the facts and its file to the citations.
+func (c C) kubeletCommandLine(cites, facts []string) ([]string, []string) {
+	if procs, ok := optional(c, evidence.Processes()); ok {
+		if p, ok := decode.FindProcess(procs, "kubelet"); ok {
+			cites = append(cites, c.Path(evidence.Processes()))
+			facts = append(facts, "the kubelet's command line (processes.json): "+clip(string(p.CommandLine), 400))
+		}
+	}
+	return cites, facts
 }

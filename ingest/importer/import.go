@@ -190,16 +190,11 @@ func lineRange(ls []paste.Line) string {
 // convert turns one recognized part into its evidence file and says what it did.
 func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	br := BlockReport{Recognized: string(p.Shape)}
-	switch p.Shape {
-	case paste.HNSNetworkList, paste.HNSEndpointList, paste.HNSPolicyList, paste.ProcessList:
-		if len(p.List.Records) == 0 && len(firstLines(p.Lines)) > 0 {
-			// A Format-Table or Select of the command: an empty list would read as
-			// "none". (No output at all is none.)
-			br.FirstLines = firstLines(p.Lines)
-			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
-			br.Recollect = r.recollectFor(p.Shape)
-			return br
-		}
+	if out, done := r.notAList(p, br); done {
+		return out
+	}
+	if out, done := r.delegate(res, p, node, br); done {
+		return out
 	}
 	var key evidence.Ref
 	var doc any
@@ -266,28 +261,11 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.Images()
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
-	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
-		paste.NetAdapters, paste.NetIPInterfaces:
-		return r.valuesBlock(res, p, node, br)
 	case paste.KubectlDescribe:
 		key = evidence.Nodes()
 		var items []map[string]any
 		items, missing = r.nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)
-	case paste.DescribePod:
-		return r.describePodBlock(res, p, node, br)
-	case paste.EventsBlock:
-		return r.eventsBlock(res, p, node, br)
-	case paste.EventsTable:
-		return r.eventsTable(res, p, node, br)
-	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
-		return r.runtimeBlock(res, p, node, br)
-	case paste.NetshShow:
-		return r.netshBlock(res, p, node, br)
-	case paste.KlogText:
-		return r.logBlock(res, p, node, br)
-	case paste.JSONText, paste.YAMLText:
-		return r.jsonBlock(res, p, node, br)
 	default:
 		return r.unrecognized(p, br)
 	}
@@ -303,6 +281,47 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		return br
 	}
 	return write(res, key, node, append(b, '\n'), missing, br)
+}
+
+// notAList answers for a list-view shape whose paste holds no record: a Format-Table or
+// Select of the command, which written as an empty list would read as "none" (no output
+// at all is none).
+func (r *reader) notAList(p paste.Part, br BlockReport) (BlockReport, bool) {
+	switch p.Shape {
+	case paste.HNSNetworkList, paste.HNSEndpointList, paste.HNSPolicyList, paste.ProcessList:
+		if len(p.List.Records) == 0 && len(firstLines(p.Lines)) > 0 {
+			br.FirstLines = firstLines(p.Lines)
+			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
+			br.Recollect = r.recollectFor(p.Shape)
+			return br, true
+		}
+	}
+	return br, false
+}
+
+// delegate hands the shapes that write their own files (several, or merged with earlier
+// blocks) to their readers.
+func (r *reader) delegate(res *Result, p paste.Part, node string, br BlockReport) (BlockReport, bool) {
+	switch p.Shape {
+	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
+		paste.NetAdapters, paste.NetIPInterfaces:
+		return r.valuesBlock(res, p, node, br), true
+	case paste.DescribePod:
+		return r.describePodBlock(res, p, node, br), true
+	case paste.EventsBlock:
+		return r.eventsBlock(res, p, node, br), true
+	case paste.EventsTable:
+		return r.eventsTable(res, p, node, br), true
+	case paste.CrictlPods, paste.CrictlPs, paste.CtrImages, paste.CtrContainers, paste.CtrTasks:
+		return r.runtimeBlock(res, p, node, br), true
+	case paste.NetshShow:
+		return r.netshBlock(res, p, node, br), true
+	case paste.KlogText:
+		return r.logBlock(res, p, node, br), true
+	case paste.JSONText, paste.YAMLText:
+		return r.jsonBlock(res, p, node, br), true
+	}
+	return br, false
 }
 
 func (r *reader) listDoc(p paste.Part, label string, needs ...string) (any, []Missing) {
