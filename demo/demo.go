@@ -12,7 +12,6 @@ import (
 	"os/user"
 	"path/filepath"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
@@ -86,7 +85,7 @@ func Start(ctx context.Context, o Options) (*engine.Fleet, func(), error) {
 		}
 		t := engine.Target{Name: m.Node, Transport: m.Config}
 		if fakenode.IsLinuxNode(m.FS, m.Node) {
-			t.OS = sweep.Linux
+			t.OS = evidence.Linux
 		}
 		display := m.Scenario
 		if perScenario[m.Scenario] > 1 { // a mixed cluster: its nodes apart

@@ -22,7 +22,7 @@ type Target struct {
 	Transport transport.Config
 	// OS is the node's kind (its kubernetes.io/os label); Windows when unknown, unless
 	// the evidence already collected for it (os.json) says Linux.
-	OS sweep.OS
+	OS evidence.OS
 }
 
 // DialFunc opens a transport to a node.
@@ -242,7 +242,7 @@ func (e *Engine) plan(req sweep.Request) (*sweep.Plan, error) {
 // osOf is the target's kind: as resolved, else what the evidence already collected for
 // it says (probes.NodeOS: its os.json), for a fix or a re-collect on a node whose sweep
 // found it to be Linux.
-func (e *Engine) osOf(t Target) sweep.OS {
+func (e *Engine) osOf(t Target) evidence.OS {
 	if t.OS != "" {
 		return t.OS
 	}

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/scripts"
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -34,7 +34,7 @@ func (x *Fixer) runScript(ctx context.Context, t Target, fix *probes.Fix) (strin
 	call := scripts.Call{Name: string(fix.Action), Params: fix.Params}
 	var script, commandLine string
 	var err error
-	if x.Engine.osOf(t) == sweep.Linux {
+	if x.Engine.osOf(t) == evidence.Linux {
 		script, err = scripts.LinuxFix(call)
 		commandLine = scripts.LinuxCommandLine(t.Transport.User)
 	} else {

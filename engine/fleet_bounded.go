@@ -2,10 +2,9 @@ package engine
 
 import (
 	"context"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 )
 
 // DefaultConcurrency is how many nodes are swept at once when a caller says <= 0.
@@ -75,4 +74,4 @@ func eachPeersFirst(ctx context.Context, limit, n int, first func(i int) bool, d
 }
 
 // isLinux says whether a target is a Linux worker, as the sweep will treat it.
-func (e *Engine) isLinux(t Target) bool { return e.osOf(t) == sweep.Linux }
+func (e *Engine) isLinux(t Target) bool { return e.osOf(t) == evidence.Linux }

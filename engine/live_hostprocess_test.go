@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
@@ -54,7 +53,7 @@ func TestLiveEqualsAnalyzeHostProcess(t *testing.T) {
 					// A Linux worker is reached over SSH (no Linux pod transport), as
 					// --transport auto does: a mixed scenario is judged whole.
 					lin := fakenode.NewLinuxNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
-					targets = append(targets, engine.Target{Name: node, Transport: serveLinux(t, lin), OS: sweep.Linux})
+					targets = append(targets, engine.Target{Name: node, Transport: serveLinux(t, lin), OS: evidence.Linux})
 					continue
 				}
 				fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: node})

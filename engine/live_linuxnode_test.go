@@ -16,7 +16,6 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
@@ -68,7 +67,7 @@ func mixedScenarios(t *testing.T) map[string][2][]string {
 		}
 		var win, lin []string
 		for _, n := range meta.Nodes {
-			if probes.NodeOS(evidence.Evidence{FS: fsys}, n) == sweep.Linux {
+			if probes.NodeOS(evidence.Evidence{FS: fsys}, n) == evidence.Linux {
 				lin = append(lin, n)
 			} else {
 				win = append(win, n)
@@ -95,7 +94,7 @@ func mixedTargets(t *testing.T, fsys fs.FS, win, lin []string) ([]engine.Target,
 	fakes := map[string]*fakenode.LinuxNode{}
 	for _, node := range lin {
 		fakes[node] = fakenode.NewLinuxNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
-		targets = append(targets, engine.Target{Name: node, Transport: serveLinux(t, fakes[node]), OS: sweep.Linux})
+		targets = append(targets, engine.Target{Name: node, Transport: serveLinux(t, fakes[node]), OS: evidence.Linux})
 	}
 	return targets, fakes
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/demo/fakenode"
@@ -59,7 +58,7 @@ func (w *podWorld) targets(t *testing.T, scenario string, faults *fakenode.Fault
 		target := engine.Target{Name: node, Transport: transport.Config{Kind: transport.HostProcess, Node: node, Timeout: time.Minute}}
 		if fakenode.IsLinuxNode(fsys, node) {
 			fakes[node] = fakenode.NewLinuxNode(fakenode.NodeOptions{Scenario: fsys, Node: node, Faults: faults})
-			opts.Responder, opts.OS, target.OS = fakes[node], "linux", sweep.Linux
+			opts.Responder, opts.OS, target.OS = fakes[node], "linux", evidence.Linux
 		} else {
 			opts.Responder = fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: node})
 		}

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"sort"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -51,10 +51,10 @@ func (s *Session) Fleet(concurrency int) *Fleet {
 func (s *Session) Read(_, path string) ([]byte, error) { return s.Engine.Tree.Evidence().Read(path) }
 
 // Discovered is a node the cluster listed, with the address it reports and its OS (the
-// kubernetes.io/os label: sweep.Windows or sweep.Linux).
+// kubernetes.io/os label: evidence.Windows or evidence.Linux).
 type Discovered struct {
 	Name, Address string
-	OS            sweep.OS
+	OS            evidence.OS
 }
 
 // Override says how to reach one node (a --node NAME=[SCHEME://]HOST[:PORT] entry); Port
@@ -64,9 +64,9 @@ type Override struct {
 	Kind transport.Kind
 	Host string
 	Port int
-	// OS is sweep.Linux for a --node NAME=linux://HOST entry; a discovered node's label
+	// OS is evidence.Linux for a --node NAME=linux://HOST entry; a discovered node's label
 	// wins over it.
-	OS sweep.OS
+	OS evidence.OS
 }
 
 // ConfigFunc builds a node's transport config (credentials included) from how to reach it.
@@ -92,8 +92,8 @@ func ResolveTargets(found []Discovered, overrides []Override, def transport.Kind
 	var targets []Target
 	var warnings []string
 	seen := map[string]bool{}
-	kindFor := func(os sweep.OS, k transport.Kind) transport.Kind {
-		if os == sweep.Linux && k != transport.Auto && k != transport.HostProcess {
+	kindFor := func(os evidence.OS, k transport.Kind) transport.Kind {
+		if os == evidence.Linux && k != transport.Auto && k != transport.HostProcess {
 			return transport.SSH
 		}
 		return k

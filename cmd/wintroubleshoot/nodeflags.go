@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"net"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
@@ -95,7 +95,7 @@ func parseOverride(ts transport.Registry, s string, def transport.Kind) (engine.
 	}
 	o := engine.Override{Name: name, Kind: def}
 	if rest, ok := strings.CutPrefix(addr, linuxScheme+"://"); ok {
-		o.Kind, o.OS, addr = transport.SSH, sweep.Linux, rest
+		o.Kind, o.OS, addr = transport.SSH, evidence.Linux, rest
 	} else if scheme, rest, ok := strings.Cut(addr, "://"); ok {
 		k, err := ts.Parse(scheme)
 		if err != nil {
@@ -198,7 +198,7 @@ func (l *linuxAccess) discovered(d kube.Discovery) []engine.Discovered {
 	}
 	for _, n := range d.All {
 		if !win[n.Name] {
-			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP, OS: sweep.Linux})
+			found = append(found, engine.Discovered{Name: n.Name, Address: n.InternalIP, OS: evidence.Linux})
 		}
 	}
 	return found
@@ -208,7 +208,7 @@ func (l *linuxAccess) discovered(d kube.Discovery) []engine.Discovered {
 // offered to a Linux sshd when SSH has a key or an agent to authenticate with.
 func (l *linuxAccess) configure(targets []engine.Target, ts transport.Registry) {
 	for i := range targets {
-		if targets[i].OS != sweep.Linux {
+		if targets[i].OS != evidence.Linux {
 			continue
 		}
 		targets[i].Transport.User = l.user
@@ -233,8 +233,8 @@ func nodeKinds(read engine.EvidenceReader, findings []probes.Finding) map[string
 		kinds[f.Node] = "windows"
 		if b, err := read(f.Node, "nodes/"+f.Node+"/os.json"); err == nil {
 			var os struct{ Kind string }
-			if json.Unmarshal(b, &os) == nil && os.Kind == string(sweep.Linux) {
-				kinds[f.Node], linux = string(sweep.Linux), true
+			if json.Unmarshal(b, &os) == nil && os.Kind == string(evidence.Linux) {
+				kinds[f.Node], linux = string(evidence.Linux), true
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
 )
@@ -24,7 +24,7 @@ func TestParseOverride(t *testing.T) {
 		"win-1=ssh://node.example:2222": {Name: "win-1", Kind: transport.SSH, Host: "node.example", Port: 2222},
 		"win-1=winrm://[fd00::5]:5985":  {Name: "win-1", Kind: transport.WinRM, Host: "fd00::5", Port: 5985},
 		"win-1=[fd00::5]":               {Name: "win-1", Kind: transport.WinRMHTTPS, Host: "fd00::5"},
-		"node-1=linux://10.0.0.7:2222":  {Name: "node-1", Kind: transport.SSH, Host: "10.0.0.7", Port: 2222, OS: sweep.Linux},
+		"node-1=linux://10.0.0.7:2222":  {Name: "node-1", Kind: transport.SSH, Host: "10.0.0.7", Port: 2222, OS: evidence.Linux},
 	}
 	for in, want := range cases {
 		got, err := parseOverride(transports.Registry(), in, transport.WinRMHTTPS)

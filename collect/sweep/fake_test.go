@@ -285,8 +285,8 @@ func TestLinuxSweepIsTheLinuxKeys(t *testing.T) {
 		}
 	}
 	all := evidence.Names(append(evidence.NodeKeys(false), evidence.NodeKeys(true)...))
-	linux := sweep.NamesFor(sweep.Linux, all)
-	windows := sweep.NamesFor(sweep.Windows, all)
+	linux := sweep.NamesFor(evidence.Linux, all)
+	windows := sweep.NamesFor(evidence.Windows, all)
 	if !slices.Equal(slices.Sorted(slices.Values(linux)), slices.Sorted(slices.Values(keys))) {
 		t.Errorf("a Linux node is asked for %v", linux)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,7 @@ func (p *Plan) Run(ctx context.Context, tr transport.Transport) (map[string][]by
 }
 
 // Plans memoizes plans by request, for the nodes of one run: the same names, parameters,
-// limit, kind and (on Linux, where it shapes the command line) account give the same
+// limit, kind and (on evidence.Linux, where it shapes the command line) account give the same
 // plan. The zero value is ready; safe for concurrent use.
 type Plans struct {
 	mu sync.Mutex
@@ -86,7 +87,7 @@ func (ps *Plans) For(req Request) (*Plan, error) {
 // parameters give equal text.
 func planKey(req Request) string {
 	user := ""
-	if req.OS == Linux {
+	if req.OS == evidence.Linux {
 		user = req.User
 	}
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%v", req.OS, user, req.Limit, strings.Join(req.Names, "\x01"), req.Params)

@@ -31,32 +31,23 @@ type Request struct {
 	Limit  time.Duration
 	// OS is the node's kind: Windows (PowerShell) or Linux (sh). Each sweep asks only for
 	// the names its kind produces (scripts.IsLinuxFile), whatever Names holds.
-	OS OS
+	OS evidence.OS
 	// User is the account the transport logs in as: a Linux sweep runs through sudo -n
 	// for any account but root (scripts.LinuxCommandLine).
 	User string
 }
 
-// OS is the kind of a node, as its kubernetes.io/os label and its os.json say; the
-// zero value is Windows, as every node was before Linux workers were swept.
-type OS = evidence.OS
-
-const (
-	Windows = evidence.Windows
-	Linux   = evidence.Linux
-)
-
 // NamesFor is what the sweep of a node of kind os asks for out of names: the Linux sweep
 // produces the Linux files (scripts.IsLinuxFile), the Windows sweep every other one. A
 // Linux sweep always writes os.json, whatever probes read: it is the file that says the
 // folder is a Linux node's (probes.NodeOS), so analyze judges it as the live run did.
-func NamesFor(os OS, names []string) []string {
+func NamesFor(os evidence.OS, names []string) []string {
 	var out []string
-	if os == Linux && !slices.Contains(names, evidence.FileLinuxOS) {
+	if os == evidence.Linux && !slices.Contains(names, evidence.FileLinuxOS) {
 		out = append(out, evidence.FileLinuxOS)
 	}
 	for _, n := range names {
-		if scripts.IsLinuxFile(n) == (os == Linux) {
+		if scripts.IsLinuxFile(n) == (os == evidence.Linux) {
 			out = append(out, n)
 		}
 	}
@@ -65,7 +56,7 @@ func NamesFor(os OS, names []string) []string {
 
 // script is the sweep script and the command line that runs it on the request's node.
 func script(req Request, names []string) (script, commandLine string, err error) {
-	if req.OS == Linux {
+	if req.OS == evidence.Linux {
 		script, err = scripts.LinuxSweep(names, req.Limit)
 		return script, scripts.LinuxCommandLine(req.User), err
 	}
@@ -105,16 +96,16 @@ const hintNoSweepReply = "the node ran the command but did not answer with the s
 
 // hint says what to try when a node gave no sweep reply, naming the other kind of node
 // when the reply is that kind's shell failing to find our program.
-func hint(o OS, err error, out transport.Output) string {
+func hint(o evidence.OS, err error, out transport.Output) string {
 	text := string(out.Stderr)
 	switch {
-	case o != Linux && (strings.Contains(text, "powershell.exe: not found") || strings.Contains(text, "powershell.exe: command not found")):
+	case o != evidence.Linux && (strings.Contains(text, "powershell.exe: not found") || strings.Contains(text, "powershell.exe: command not found")):
 		return "this is a Linux node (its shell has no powershell.exe): probe it as one, --node NAME=linux://HOST or --linux-nodes"
-	case o == Linux && (strings.Contains(text, "'sh' is not recognized") || strings.Contains(text, "The term 'sh' is not recognized")):
+	case o == evidence.Linux && (strings.Contains(text, "'sh' is not recognized") || strings.Contains(text, "The term 'sh' is not recognized")):
 		return "this is a Windows node (its shell has no sh): probe it without linux://"
-	case o == Linux && strings.Contains(text, "sudo: a password is required"):
+	case o == evidence.Linux && strings.Contains(text, "sudo: a password is required"):
 		return "the account needs a password for sudo: log in as root (--linux-user root) or allow it NOPASSWD in sudoers"
-	case errors.Is(err, errNotSweep) && o == Linux:
+	case errors.Is(err, errNotSweep) && o == evidence.Linux:
 		return "the node ran the command but did not answer with the sweep: check that the account's login shell runs `sh -s` and that no profile script prints"
 	case errors.Is(err, errNotSweep):
 		return hintNoSweepReply

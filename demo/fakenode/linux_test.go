@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestLinuxNodeAnswersTheShellSweep(t *testing.T) {
 	fsys := linuxScenario()
 	n, tr := startLinux(t, fsys, nil)
 	names := append(scripts.LinuxFiles(), "host.json") // a Windows file is never asked of it
-	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: names, OS: wtssweep.Linux, User: "root"})
+	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: names, OS: evidence.Linux, User: "root"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestLinuxNodeFix(t *testing.T) {
 	if a := n.Applied(); len(a) != 1 || a[0] != "fix-linux-add-routes" {
 		t.Errorf("applied %v", a)
 	}
-	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: []string{"linux-ip-route.json"}, OS: wtssweep.Linux, User: "root"})
+	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: []string{"linux-ip-route.json"}, OS: evidence.Linux, User: "root"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestLinuxNodeHungCommand(t *testing.T) {
 	faults := &Faults{}
 	faults.Set(FaultSet{HangSnippets: []string{"linux-swaps.txt"}})
 	_, tr := startLinux(t, linuxScenario(), faults)
-	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: []string{"linux-swaps.txt", "os.json"}, OS: wtssweep.Linux, Limit: 1e9})
+	files, err := wtssweep.Run(t.Context(), tr, wtssweep.Request{Names: []string{"linux-swaps.txt", "os.json"}, OS: evidence.Linux, Limit: 1e9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func BenchmarkLinuxSweepOverSSH(b *testing.B) {
 	}
 	defer tr.Close()
 	for b.Loop() {
-		if _, err := wtssweep.Run(b.Context(), tr, wtssweep.Request{Names: scripts.LinuxFiles(), OS: wtssweep.Linux, User: "root"}); err != nil {
+		if _, err := wtssweep.Run(b.Context(), tr, wtssweep.Request{Names: scripts.LinuxFiles(), OS: evidence.Linux, User: "root"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package hostprocess_test
 
 import (
 	"context"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"net"
 	"reflect"
 	"slices"
@@ -64,7 +65,7 @@ func TestSweepOverLinuxPod(t *testing.T) {
 	r := w.run(t, hostprocess.Options{})
 	tr := dial(t, r, "node-0")
 	reg := probes.Default()
-	req := sweep.Request{Names: reg.NodeNeedsOf(sweep.Linux, reg.Probes()), OS: sweep.Linux}
+	req := sweep.Request{Names: reg.NodeNeedsOf(evidence.Linux, reg.Probes()), OS: evidence.Linux}
 	got, err := sweep.Run(t.Context(), tr, req)
 	if err != nil {
 		t.Fatalf("sweep over the privileged pod: %v", err)
@@ -137,7 +138,7 @@ func TestLinuxPodCancelLeavesNoPod(t *testing.T) {
 		defer cancel()
 		w.waitPodRunning(t, ctx)
 	}()
-	_, err := sweep.Run(ctx, tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux})
+	_, err := sweep.Run(ctx, tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: evidence.Linux})
 	if err == nil {
 		t.Fatal("a cancelled sweep reported no error")
 	}
@@ -155,7 +156,7 @@ func TestLinuxPodPodSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := dial(t, w.run(t, hostprocess.Options{Namespace: "baseline"}), "node-0")
-	_, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux})
+	_, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: evidence.Linux})
 	if err == nil {
 		t.Fatal("a privileged pod was admitted under baseline")
 	}
@@ -188,7 +189,7 @@ func TestDocsRBACIsEnoughLinux(t *testing.T) {
 	}
 	r := w.run(t, hostprocess.Options{Client: kubernetes.NewForConfigOrDie(cfg), Config: cfg, Namespace: role.Namespace})
 	tr := dial(t, r, "node-0")
-	if _, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: sweep.Linux}); err != nil {
+	if _, err := sweep.Run(t.Context(), tr, sweep.Request{Names: []string{"linux-sysctl.txt"}, OS: evidence.Linux}); err != nil {
 		t.Fatalf("Linux sweep with docs/rbac.yaml's Role: %v", err)
 	}
 	if err := tr.Close(); err != nil {
