@@ -77,8 +77,13 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 			r    addrRange
 			bad  Status
 		}{{"node subnet (Azure CNI's pod subnet)", mgmt, Fail}}
-		if c.azureOverlay(entries, clusterR) {
+		switch {
+		case c.azureOverlay(entries, clusterR):
 			required[0].what, required[0].r = "cluster CIDR (Azure CNI Overlay's pod CIDR)", clusterR
+		case c.layoutUnknown():
+			// A pasted node table shows no podCIDR: whether Azure CNI runs as Overlay (the
+			// cluster CIDR listed) or on the VNet (the node subnet listed) is not known.
+			required[0].what, required[0].r = "node subnet or cluster CIDR (Overlay or not is not shown by a pasted node table)", addrRange{}
 		}
 	}
 	before := len(v.problems)

@@ -105,9 +105,11 @@ func (p service) Check(c C) Finding {
 		// type stays unknown (SVC-REBOOT asks for it).
 		f = c.Pass(fmt.Sprintf("%s service %s is running (its StartType was not in the evidence)", p.comp.label, st.svc.Name)).
 			With("re-collect the start type with: Get-Service " + st.svc.Name + " | Select-Object Name, Status, StartType")
-	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual" && c.layoutUnknown():
-		f = c.Skip(fmt.Sprintf("%s service %s is running and starts Manual: whether that is AKS's design is not known (the node came from a pasted table, without its providerID)",
-			p.comp.label, st.svc.Name)).With("re-collect with: kubectl get node " + c.node + " -o json")
+	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType == "Manual" && (c.layoutUnknown() || st.svc.PathName == ""):
+		// AKS and OpenShift's WMCO start their Manual services themselves; a pasted table
+		// shows neither the node's providerID nor the service's binary path that tell them.
+		f = c.Skip(fmt.Sprintf("%s service %s is running and starts Manual: whether its layout starts it (AKS, OpenShift WMCO) is not known from a pasted table",
+			p.comp.label, st.svc.Name)).With("re-collect with: kubectl get node "+c.node+" -o json", "and: Get-CimInstance Win32_Service -Filter \"Name='"+st.svc.Name+"'\" | Select-Object Name, State, StartMode, PathName")
 	case st.hasSvc && st.svc.Status == "Running" && st.svc.StartType != "Automatic":
 		f = c.Warn(fmt.Sprintf("%s service %s is running but starts %s: it will not come back after a reboot",
 			p.comp.label, st.svc.Name, st.svc.StartType)).With("expected: StartType Automatic", "actual: StartType "+st.svc.StartType)
