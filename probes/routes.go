@@ -46,7 +46,7 @@ func (routes) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	if f, decided := c.routesByLayout(nodes); decided {
+	if f, decided := c.routesByLayout(nodes, self); decided {
 		return f
 	}
 	routes, routePath, bad := need(c, evidence.Routes())
@@ -166,7 +166,14 @@ func (c C) podNetworkMissing() bool {
 
 // routesByLayout decides NET-ROUTES where the layout needs no host routes between nodes
 // (overlay, cloud-routed CNIs, Calico VXLAN) or routes its own way (Calico BGP).
-func (c C) routesByLayout(nodes []corev1.Node) (Finding, bool) {
+func (c C) routesByLayout(nodes []corev1.Node, self corev1.Node) (Finding, bool) {
+	if _, ok := optional(c, evidence.CNIConfig()); !ok && strings.HasPrefix(self.Spec.ProviderID, "azure://") {
+		// AKS runs Windows nodes on Azure CNI (VNet or Overlay) only, and Azure's network
+		// routes their pods: a bundle without the CNI config (collectlogs) still tells AKS
+		// by the node's providerID.
+		return c.Skip("AKS node (providerID azure://): Azure CNI's pod addresses are routed by Azure's network, not with routes on the node", evidence.PathNodes).
+			With("to check the CNI: Get-Content C:\\k\\azurecni\\netconf\\10-azure.conflist"), true
+	}
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source), true
 	}
