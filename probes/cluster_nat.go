@@ -33,11 +33,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	entries := parseExceptions(v, cni.ExceptionList)
 	actual := "actual: ExceptionList [" + strings.Join(cni.ExceptionList, ", ") + "]"
 
-	required := []struct {
-		what string
-		r    addrRange
-		bad  Status
-	}{
+	required := []natNeed{
 		{"cluster CIDR", plan.cluster, Fail},
 		{"service CIDR", plan.service, Fail},
 		{"node subnet", mgmt, Warn},
@@ -72,19 +68,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	// address for anything outside the overlay pod CIDR. No entry then holds the node.
 	azure := isAzureCNI(cni)
 	if azure {
-		required = []struct {
-			what string
-			r    addrRange
-			bad  Status
-		}{{"node subnet (Azure CNI's pod subnet)", mgmt, Fail}}
-		switch {
-		case c.azureOverlay(entries, clusterR):
-			required[0].what, required[0].r = "cluster CIDR (Azure CNI Overlay's pod CIDR)", clusterR
-		case c.layoutUnknown():
-			// A pasted node table shows no podCIDR: whether Azure CNI runs as Overlay (the
-			// cluster CIDR listed) or on the VNet (the node subnet listed) is not known.
-			required[0].what, required[0].r = "node subnet or cluster CIDR (Overlay or not is not shown by a pasted node table)", addrRange{}
-		}
+		required = c.azureNeeds(entries, clusterR, mgmt)
 	}
 	before := len(v.problems)
 	var unknown []string
@@ -232,4 +216,26 @@ func parseExceptions(v *verdict, list []string) []netip.Prefix {
 		entries = append(entries, p.Masked())
 	}
 	return entries
+}
+
+// natNeed is a range the ExceptionList must cover, and what its absence is.
+type natNeed struct {
+	what string
+	r    addrRange
+	bad  Status
+}
+
+// azureNeeds is what Azure CNI's ExceptionList must hold: the node's VNet subnet (its pod
+// subnet), or with Azure CNI Overlay the cluster CIDR; unknown from a pasted node table.
+func (c C) azureNeeds(entries []netip.Prefix, clusterR, mgmt addrRange) []natNeed {
+	need := natNeed{"node subnet (Azure CNI's pod subnet)", mgmt, Fail}
+	switch {
+	case c.azureOverlay(entries, clusterR):
+		need.what, need.r = "cluster CIDR (Azure CNI Overlay's pod CIDR)", clusterR
+	case c.layoutUnknown():
+		// A pasted node table shows no podCIDR: whether Azure CNI runs as Overlay (the
+		// cluster CIDR listed) or on the VNet (the node subnet listed) is not known.
+		need.what, need.r = "node subnet or cluster CIDR (Overlay or not is not shown by a pasted node table)", addrRange{}
+	}
+	return []natNeed{need}
 }
