@@ -22,7 +22,7 @@ type knownBadBuilds struct{}
 func (knownBadBuilds) Spec() Spec {
 	return Spec{ID: "HOST-KNOWN-BUILD", Title: "the host's cumulative update is not one reported to break container networking",
 		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(),
-			evidence.HNSNetworks()}}
+			evidence.HNSNetworks(), evidence.Pods()}} // pods: Calico's node pods tell the layout without a CNI config
 }
 
 func (knownBadBuilds) Check(c C) Finding {
