@@ -133,8 +133,8 @@ func exampleExits() map[string]int {
 		"wintroubleshoot probes -o markdown": 0,
 		// import: a pasted transcript into a folder, then judged; or judged at once
 		"wintroubleshoot import ticket-1234.txt --out ./ticket-1234 --node win-1":                       0,
-		"wintroubleshoot analyze ./ticket-1234":                                                         0, // honest skips: the paste shows too little to judge
-		"wintroubleshoot import ticket-1234.txt --analyze":                                              0,
+		"wintroubleshoot analyze ./ticket-1234":                                                         1, // the pasted table shows kubelet and kube-proxy Stopped: the state judges, the rest skips
+		"wintroubleshoot import ticket-1234.txt --analyze":                                              1, // the same findings as analyze of the imported folder
 		"wintroubleshoot redact snap.tar.gz snap-shared.tar.gz --redact-rules our-hostnames.yaml":       0,
 		"WTS_PASSWORD=... wintroubleshoot snapshot case-1234.tar.gz":                                    1,
 		"wintroubleshoot snapshot snap.tar.gz --since 72h --max-log-size 50Mi --redact-rules ours.yaml": 1,
