@@ -240,13 +240,13 @@ func (e *Engine) plan(req sweep.Request) (*sweep.Plan, error) {
 }
 
 // osOf is the target's kind: as resolved, else what the evidence already collected for
-// it says (probes.NodeOS: its os.json), for a fix or a re-collect on a node whose sweep
+// it says (evidence.NodeOS: its os.json), for a fix or a re-collect on a node whose sweep
 // found it to be Linux.
 func (e *Engine) osOf(t Target) evidence.OS {
 	if t.OS != "" {
 		return t.OS
 	}
-	return probes.NodeOS(e.Tree.Evidence(), t.Name)
+	return evidence.NodeOS(e.Tree.Evidence(), t.Name)
 }
 
 // nodeNeeds is every node file the probes read, of both kinds of node: each node's sweep

@@ -67,7 +67,7 @@ func mixedScenarios(t *testing.T) map[string][2][]string {
 		}
 		var win, lin []string
 		for _, n := range meta.Nodes {
-			if probes.NodeOS(evidence.Evidence{FS: fsys}, n) == evidence.Linux {
+			if evidence.NodeOS(evidence.Evidence{FS: fsys}, n) == evidence.Linux {
 				lin = append(lin, n)
 			} else {
 				win = append(win, n)

@@ -108,7 +108,7 @@ func TestLiveEqualsAnalyze(t *testing.T) {
 		// their evidence is copied in and they are left out of both runs.
 		var windows, linux []string
 		for _, node := range meta.Nodes {
-			if probes.NodeOS(evidence.Evidence{FS: fsys}, node) == evidence.Linux {
+			if evidence.NodeOS(evidence.Evidence{FS: fsys}, node) == evidence.Linux {
 				linux = append(linux, node)
 			} else {
 				windows = append(windows, node)

@@ -78,7 +78,7 @@ func TestGet(t *testing.T) {
 	if _, err := Get(ev, "w", Images()); !errors.As(err, &miss) || miss.Why == "" {
 		t.Errorf("with a failing .err: %v", err)
 	}
-	if _, err := Get(ev, "w", Services()); err != nil {
+	if _, err := Get(ev, "w", WindowsServices()); err != nil {
 		t.Errorf("with an exit 0 .err: %v", err)
 	}
 	_, err1 := Get(ev, "w", Processes())

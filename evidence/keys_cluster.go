@@ -39,11 +39,11 @@ const (
 
 // clusterKeys are the cluster keys, in table order.
 func clusterKeys() []Ref {
-	return []Ref{Nodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig(), EndpointSlices()}
+	return []Ref{ClusterNodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig(), EndpointSlices()}
 }
 
-// Nodes is cluster/nodes.json.
-func Nodes() Key[[]corev1.Node] {
+// ClusterNodes is cluster/nodes.json.
+func ClusterNodes() Key[[]corev1.Node] {
 	return ClusterKey(PathNodes, decode.Nodes, Meta{
 		Command: "`kubectl get nodes -o json`",
 		Format:  "kubectl List of Node (or one Node from `kubectl get node NAME -o json`)",

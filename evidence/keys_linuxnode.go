@@ -2,35 +2,6 @@ package evidence
 
 import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
-// OS is the kind of node an evidence file belongs to.
-type OS string
-
-// The node kinds. A node whose folder has no os.json is Windows: all evidence collected
-// before Linux workers were swept is Windows evidence.
-const (
-	Windows OS = "windows"
-	Linux   OS = "linux"
-)
-
-// NodeOS is the kind of node a key's file comes from.
-func (m Meta) NodeOS() OS {
-	if m.OS == "" {
-		return Windows
-	}
-	return m.OS
-}
-
-// NodeKeysOf are the node keys of one kind of node; snapshot as for NodeKeys.
-func NodeKeysOf(os OS, snapshot bool) []Ref {
-	var out []Ref
-	for _, k := range NodeKeys(snapshot) {
-		if k.Meta().NodeOS() == os {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // Linux worker evidence (this file is not keys_linux.go: that name would build it on
 // Linux only): what the shell sweep prints, one frame per file, in the same
 // framing as the Windows sweep (the contract shared by the sweep and the probes,

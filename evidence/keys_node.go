@@ -9,7 +9,7 @@ import (
 // nodeKeys are the node keys the probes may read, in table order. A new node evidence
 // file is a key function here, one entry in this list, and its snippet of the same name.
 func nodeKeys() []Ref {
-	base := []Ref{Host(), Services(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
+	base := []Ref{Host(), WindowsServices(), Processes(), HNSNetworks(), Routes(), IPAddresses(), Images(), Containers(),
 		CNIConfig(), ContainerdConfig(), KubeletConfig(), KubeProxyLog(), KubeletLog(),
 		HNSEndpoints(), HNSPolicies(), Disk(), EventsSCM(), EventsHNS()}
 	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys(), flannelKeys(), hnsHealthKeys(), defenderKeys())
@@ -34,8 +34,8 @@ func Host() Key[decode.Host] {
 	})
 }
 
-// Services is nodes/<node>/services.json.
-func Services() Key[[]decode.Service] {
+// WindowsServices is nodes/<node>/services.json.
+func WindowsServices() Key[[]decode.Service] {
 	return NodeKey(FileServices, decode.DecodeServices, Meta{
 		Command: "`Get-CimInstance Win32_Service | ? Name -in 'kubelet','kube-proxy','kubeproxy','containerd','docker','flanneld','hns','RemoteAccess'`, each as `{Name, State, StartMode, PathName, ProcessId, AppParameters, AppEnvironmentExtra}` (the last two from `HKLM:\\SYSTEM\\CurrentControlSet\\Services\\<name>\\Parameters`, set by nssm) `| ConvertTo-Json -Depth 3`",
 		Format:  "list. `State`/`StartMode` (`Running`, `Auto`) or, from a pasted `Get-Service | ConvertTo-Json`, `Status`/`StartType` as numbers",

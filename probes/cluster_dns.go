@@ -17,7 +17,7 @@ type dnsConfig struct{}
 
 func (dnsConfig) Spec() Spec {
 	return Spec{ID: "DNS-CONFIG", Layouts: allLayouts(), Title: "cluster DNS and NAT exceptions match the cluster", FM: []string{"FM-05", "FM-10"},
-		Reads: []evidence.Ref{evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeletConfig(), evidence.IPAddresses(), evidence.ClusterServices(), evidence.ClusterConfig(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeletConfig(), evidence.IPAddresses(), evidence.ClusterServices(), evidence.ClusterConfig(), evidence.ClusterNodes()}}
 }
 
 // The SDN start-kubelet.ps1 defaults (microsoft/SDN Kubernetes/windows).
@@ -137,10 +137,10 @@ func (c C) kubeletDNS() ([]string, string) {
 			}
 		}
 	}
-	if svcs, ok := optional(c, evidence.Services()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
 		if s, ok := decode.FindService(svcs, "kubelet"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["cluster-dns"]; v != "" {
-				return strings.Split(v, ","), c.Path(evidence.Services())
+				return strings.Split(v, ","), c.Path(evidence.WindowsServices())
 			}
 		}
 	}
@@ -157,7 +157,7 @@ func (c C) kubeletDNS() ([]string, string) {
 // wrong node IP never makes this probe ask for the NAT subnet in the ExceptionList.
 func (c C) mgmtSubnet() addrRange {
 	// The node's InternalIP, which a pasted node table shows too (-o wide).
-	nodes, _, bad := need(c, evidence.Nodes())
+	nodes, _, bad := need(c, evidence.ClusterNodes())
 	if bad != nil {
 		return addrRange{}
 	}

@@ -23,7 +23,7 @@ type hostName struct{}
 
 func (hostName) Spec() Spec {
 	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12", "FM-15"},
-		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.Services(), evidence.Pods()}}
+		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.WindowsServices(), evidence.Pods()}}
 }
 
 // hostnameOverride is the --hostname-override a component runs with: on its running
@@ -35,7 +35,7 @@ func (c C) hostnameOverride(comp component) string {
 			return v
 		}
 	}
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	if s, ok := decode.FindService(svcs, comp.services...); ok {
 		return decode.CommandFlags(s.PathName + " " + s.AppParameters)["hostname-override"]
 	}
@@ -129,7 +129,7 @@ type nodeIP struct{}
 
 func (nodeIP) Spec() Spec {
 	return Spec{ID: "NODE-IP", Layouts: allLayouts(), Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.IPAddresses(), evidence.KubeletLog()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.IPAddresses(), evidence.KubeletLog()}}
 }
 
 // internalAdapter says why an address is not a cluster-facing one ("" if it may be).

@@ -19,7 +19,7 @@ type podImageBuild struct{}
 
 func (podImageBuild) Spec() Spec {
 	return Spec{ID: "POD-IMAGE-BUILD", Layouts: allLayouts(), Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
 }
 
 // osMismatchSigns are the runtime's words for an image built for another OS or build.

@@ -42,7 +42,7 @@ func podsBound(ev evidence.Evidence, pods []corev1.Pod, node string) []corev1.Po
 
 // findNode is decode.FindNode(nodes, name) through the index of cluster/nodes.json.
 func findNode(ev evidence.Evidence, nodes []corev1.Node, name string) (corev1.Node, error) {
-	if !sameList(ev, evidence.Nodes(), nodes) {
+	if !sameList(ev, evidence.ClusterNodes(), nodes) {
 		return decode.FindNode(nodes, name)
 	}
 	idx := memoized(ev.Memo, evidence.PathNodes, nodesByNameMemo, func() map[string]int {

@@ -47,7 +47,7 @@ func (c C) addressPlan() addressPlan {
 	}
 	c.swallow(evidence.PathClusterConfig, err)
 	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
-	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.Nodes())
+	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.ClusterNodes())
 	nodes = shownNodes(nodes)
 	c.swallow(evidence.PathServices, svcErr)
 	c.swallow(evidence.PathNodes, nodeErr)

@@ -18,7 +18,7 @@ type nodeTaint struct{}
 
 func (nodeTaint) Spec() Spec {
 	return Spec{ID: "NODE-TAINT", Layouts: allLayouts(), Title: "Windows taint keeps Linux pods off", FM: []string{"FM-11"},
-		Reads: []evidence.Ref{evidence.Nodes(), evidence.Pods(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.Pods(), evidence.Events()}}
 }
 
 // windowsTaint finds the node's Windows taint: key os or node.kubernetes.io/os, value

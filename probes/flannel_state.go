@@ -32,8 +32,8 @@ type flannelState struct{}
 func (flannelState) Spec() Spec {
 	return Spec{ID: "FLANNEL-STATE", Layouts: []string{LayoutAnthos, LayoutKubeadmHPC},
 		Title: "flanneld runs; subnet.env and the source VIP match the node's podCIDR", FM: []string{"FM-13"},
-		Reads: []evidence.Ref{evidence.Flannel(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.Pods(),
-			evidence.HNSNetworks(), evidence.Nodes(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.CNIDirs()}}
+		Reads: []evidence.Ref{evidence.Flannel(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.Pods(),
+			evidence.HNSNetworks(), evidence.ClusterNodes(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.CNIDirs()}}
 }
 
 // flanneldComponent: the nssm service of the SDN scripts, or the kube-flannel container of
@@ -115,9 +115,9 @@ func (c C) flannelLayout() (string, bool, []string) {
 		return fmt.Sprintf("CNI config %s is type flannel", cni.Name), true, []string{c.Path(evidence.CNIConfig())}
 	}
 	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	if st := flanneldComponent().state(svcs, procs); st.hasProc || st.hasSvc {
-		return "flanneld is installed (process or service)", true, []string{c.Path(evidence.Processes()), c.Path(evidence.Services())}
+		return "flanneld is installed (process or service)", true, []string{c.Path(evidence.Processes()), c.Path(evidence.WindowsServices())}
 	}
 	if d, ok := c.componentPod(flanneldComponent()); ok {
 		return "the kube-flannel pod " + d.name() + " is on this node", true, []string{evidence.PathPods}
@@ -131,15 +131,15 @@ func (c C) flannelLayout() (string, bool, []string) {
 // flanneldRuns: the flanneld process, else its service's or its DaemonSet pod's state.
 func (c C) flanneldRuns() (bool, string, string, *Fix) {
 	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	st := flanneldComponent().state(svcs, procs)
 	switch d, isPod := c.componentPod(flanneldComponent()); {
 	case st.hasProc:
 		return true, fmt.Sprintf("flanneld runs (pid %d)", st.proc.ProcessId), c.Path(evidence.Processes()), nil
 	case st.hasSvc && st.svc.Status == "Running":
-		return true, "service " + st.svc.Name + " is Running", c.Path(evidence.Services()), nil
+		return true, "service " + st.svc.Name + " is Running", c.Path(evidence.WindowsServices()), nil
 	case st.hasSvc:
-		return false, fmt.Sprintf("flanneld is not running: service %s is %s", st.svc.Name, st.svc.Status), c.Path(evidence.Services()),
+		return false, fmt.Sprintf("flanneld is not running: service %s is %s", st.svc.Name, st.svc.Status), c.Path(evidence.WindowsServices()),
 			startFix(c.id, []string{st.svc.Name})
 	case isPod:
 		if up, why := d.running(); up {
@@ -229,7 +229,7 @@ func (c C) sourceVIPProblems(files decode.FlannelFiles, pod netip.Prefix) (fails
 // one with host-local as GetSourceVip does and setting it in its AppParameters; for a
 // HostProcess kube-proxy by stopping it, so its pod's start.ps1 reserves one on restart.
 func (c C) resetSourceVIPFix(stale []string, pod netip.Prefix) *Fix {
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	svc, isSvc := decode.FindService(svcs, kubeProxyComponent().services...)
 	isSvc = isSvc && svc.AppParameters != ""
 	network := "vxlan0"

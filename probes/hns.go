@@ -14,7 +14,7 @@ type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
 	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02", "FM-16"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.ClusterNodes(),
 			evidence.NetInterfaces(), evidence.IPAddresses()}}
 }
 
@@ -122,7 +122,7 @@ func (c C) waitCause(podCIDR string) string {
 	if podCIDR == "" {
 		return "node spec.podCIDR is empty, so the kubelet start script cannot create the network (NODE-PODCIDR: kube-controller-manager without --allocate-node-cidrs=true)"
 	}
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	procs, okp := optional(c, evidence.Processes())
 	if okp {
 		if st := kubeletComponent().state(svcs, procs); !st.hasProc && (!st.hasSvc || st.svc.Status != "Running") {

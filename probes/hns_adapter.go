@@ -32,10 +32,10 @@ func (c C) sdnScripts() (string, bool) {
 			return c.Path(evidence.Processes()), true
 		}
 	}
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	for _, s := range svcs {
 		if strings.Contains(strings.ToLower(s.PathName+" "+s.AppParameters), `\k\cni\config`) {
-			return c.Path(evidence.Services()), true
+			return c.Path(evidence.WindowsServices()), true
 		}
 	}
 	return "", false

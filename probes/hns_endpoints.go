@@ -36,7 +36,7 @@ func (hnsEndpoints) Spec() Spec {
 	return Spec{ID: "HNS-ENDPOINTS", Title: "local HNS endpoints belong to this node's pods: none leaked, stuck in removal or duplicated",
 		FM: []string{"FM-14"},
 		Reads: []evidence.Ref{evidence.HNSEndpoints(), evidence.Pods(), evidence.HNSNetworks(), evidence.IPAddresses(),
-			evidence.Processes(), evidence.Services(), evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.Events()}}
+			evidence.Processes(), evidence.WindowsServices(), evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.Events()}}
 }
 
 // orphan is an endpoint the fix may remove: its ID, address and why.
@@ -178,7 +178,7 @@ func (c C) sourceVIPHidden() bool {
 	}
 	// Without a process list (another collector's bundle), a service list that does not
 	// show kube-proxy's command line cannot tell its source VIP either.
-	ss, ok := optional(c, evidence.Services())
+	ss, ok := optional(c, evidence.WindowsServices())
 	if !ok {
 		return !psOK
 	}
@@ -200,14 +200,14 @@ func (c C) sourceVIP() (string, string) {
 			}
 		}
 	}
-	if ss, ok := optional(c, evidence.Services()); ok {
+	if ss, ok := optional(c, evidence.WindowsServices()); ok {
 		if s, ok := decode.FindService(ss, "kube-proxy", "kubeproxy"); ok {
 			if v := decode.CommandFlags(s.AppParameters)["source-vip"]; v != "" {
-				return v, c.Path(evidence.Services())
+				return v, c.Path(evidence.WindowsServices())
 			}
 			for _, kv := range s.AppEnvironmentExtra {
 				if v, ok := strings.CutPrefix(kv, "SOURCE_VIP="); ok {
-					return v, c.Path(evidence.Services())
+					return v, c.Path(evidence.WindowsServices())
 				}
 			}
 		}

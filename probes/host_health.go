@@ -21,7 +21,7 @@ type knownBadBuilds struct{}
 
 func (knownBadBuilds) Spec() Spec {
 	return Spec{ID: "HOST-KNOWN-BUILD", Title: "the host's cumulative update is not one reported to break container networking",
-		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(),
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(),
 			evidence.HNSNetworks(), evidence.Pods()}} // pods: Calico's node pods tell the layout without a CNI config
 }
 

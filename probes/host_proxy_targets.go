@@ -59,7 +59,7 @@ func proxyTargets(c C, p decode.Proxy) ([]proxyTarget, []string) {
 	}
 	out = append(out, proxyTarget{"in-cluster names (.svc)", "kubernetes.default.svc", ".svc"},
 		proxyTarget{"in-cluster names (.cluster.local)", "kubernetes.default.svc.cluster.local", ".cluster.local"})
-	if nodes, ok := optional(c, evidence.Nodes()); ok {
+	if nodes, ok := optional(c, evidence.ClusterNodes()); ok {
 		for _, n := range shownNodes(nodes) {
 			if n.Name == c.node {
 				if ip := decode.NodeAddress(n, corev1.NodeInternalIP); ip != "" {

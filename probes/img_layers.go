@@ -23,7 +23,7 @@ type imageLayers struct{}
 func (imageLayers) Spec() Spec {
 	return Spec{ID: "IMG-LAYERS", Layouts: allLayouts(), Title: "no image layer the runtime failed to unpack or found corrupt",
 		FM:    []string{"FM-29"},
-		Reads: []evidence.Ref{evidence.LogRuntime(), evidence.KubeletLog(), evidence.Events(), evidence.Pods(), evidence.Services(), evidence.Processes()}}
+		Reads: []evidence.Ref{evidence.LogRuntime(), evidence.KubeletLog(), evidence.Events(), evidence.Pods(), evidence.WindowsServices(), evidence.Processes()}}
 }
 
 // imageRef finds the image a line names: `image "<ref>"` as the kubelet's and
@@ -123,7 +123,7 @@ func containerImage(pods []corev1.Pod, o corev1.ObjectReference) (string, bool) 
 // relayerFix is the manual remedy: remove the image (its content and snapshots go with
 // it once nothing uses them) and pull it again, with the runtime's own client.
 func relayerFix(c C, images []string, layerchain bool) *Fix {
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	procs, _ := optional(c, evidence.Processes())
 	_, dockerSvc := decode.FindService(svcs, "docker")
 	_, dockerProc := decode.FindProcess(procs, "dockerd")

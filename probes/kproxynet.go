@@ -13,8 +13,8 @@ type kubeProxyNetwork struct{}
 
 func (kubeProxyNetwork) Spec() Spec {
 	return Spec{ID: "HNS-KPROXY-NET", Layouts: layoutsExcept(LayoutAntrea, LayoutEKS, LayoutWMCO, LayoutEKSBridge), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig(),
-			evidence.Nodes()}} // the podCIDR, for the network plan without a CNI config (netplan.go)
+		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig(),
+			evidence.ClusterNodes()}} // the podCIDR, for the network plan without a CNI config (netplan.go)
 }
 
 func (kubeProxyNetwork) Check(c C) Finding {
@@ -74,7 +74,7 @@ func kubeProxyNetworkFix(c C, verify, network string) *Fix {
 			Verify:   verify,
 		}
 	}
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 		return &Fix{
 			ID: "kube-proxy-network", Title: fmt.Sprintf("Point kube-proxy at HNS network %s and restart it", network),

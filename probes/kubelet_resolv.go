@@ -32,7 +32,7 @@ const hostResolvSince = 27
 
 func (kubeletResolv) Spec() Spec {
 	return Spec{ID: "KUBELET-RESOLV", Layouts: layoutsExcept(LayoutWMCO), Title: `kubelet resolvConf is "" (or "Host"), not a file Windows lacks`, FM: []string{"FM-24"},
-		Reads: []evidence.Ref{evidence.Processes(), evidence.Services(), evidence.KubeletConfig(), evidence.Nodes(), evidence.Pods(),
+		Reads: []evidence.Ref{evidence.Processes(), evidence.WindowsServices(), evidence.KubeletConfig(), evidence.ClusterNodes(), evidence.Pods(),
 			evidence.KubeletLog(), evidence.Events()}}
 }
 
@@ -51,7 +51,7 @@ type resolvSetting struct {
 // overrides the config file, as kubelet flags do; with neither, the default.
 func (c C) kubeletResolvConf() (resolvSetting, bool) {
 	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	cfg, haveCfg := optional(c, evidence.KubeletConfig())
 	p, haveProc := decode.FindProcess(procs, "kubelet")
 	s, haveSvc := decode.FindService(svcs, "kubelet")
@@ -64,7 +64,7 @@ func (c C) kubeletResolvConf() (resolvSetting, bool) {
 		}
 	} else if haveSvc {
 		if v, ok := decode.CommandFlags(s.PathName + " " + s.AppParameters)["resolv-conf"]; ok {
-			return resolvSetting{value: v, source: c.Path(evidence.Services()) + " (kubelet service --resolv-conf)"}, true
+			return resolvSetting{value: v, source: c.Path(evidence.WindowsServices()) + " (kubelet service --resolv-conf)"}, true
 		}
 	}
 	cmdline := string(p.CommandLine)
@@ -82,7 +82,7 @@ func (c C) kubeletResolvConf() (resolvSetting, bool) {
 	}
 	src := c.Path(evidence.Processes())
 	if !haveProc {
-		src = c.Path(evidence.Services())
+		src = c.Path(evidence.WindowsServices())
 	}
 	return resolvSetting{value: "/etc/resolv.conf", source: src + " (no --resolv-conf, no resolvConf: the default)", defaulted: true}, true
 }
@@ -91,7 +91,7 @@ func (kubeletResolv) Check(c C) Finding {
 	set, ok := c.kubeletResolvConf()
 	if !ok {
 		return c.Skip("the kubelet's command line is not in the evidence (no kubelet process, no service that runs kubelet.exe with its flags)",
-			c.Path(evidence.Processes()), c.Path(evidence.Services()))
+			c.Path(evidence.Processes()), c.Path(evidence.WindowsServices()))
 	}
 	cite := strings.SplitN(set.source, " ", 2)[0]
 	minor, version := c.kubeletMinor()

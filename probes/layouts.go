@@ -129,7 +129,7 @@ func aksServices(svcs []decode.Service) bool {
 // the evidence does not show those (a pasted Get-Service table has no PathName), by
 // AgentBaker's service name "Kubelet" on a node whose providerID is azure://.
 func (c C) onAKS(svcs []decode.Service) bool {
-	nodes, haveNodes := optional(c, evidence.Nodes()) // memoized: every probe reads it
+	nodes, haveNodes := optional(c, evidence.ClusterNodes()) // memoized: every probe reads it
 	nodes = shownNodes(nodes)
 	if aksServices(svcs) {
 		return true

@@ -45,7 +45,7 @@ type linuxCNISubnet struct{}
 
 func (linuxCNISubnet) Spec() Spec {
 	return Spec{ID: "LINUX-CNI-SUBNET", OS: evidence.Linux, Title: "the Linux worker's CNI subnet is its podCIDR", FM: []string{"FM-01"},
-		Reads: []evidence.Ref{evidence.LinuxCNI(), evidence.LinuxFlannelSubnet(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxCNI(), evidence.LinuxFlannelSubnet(), evidence.ClusterNodes()}}
 }
 
 func (linuxCNISubnet) Check(c C) Finding {
@@ -110,7 +110,7 @@ type linuxKubeletDNS struct{}
 
 func (linuxKubeletDNS) Spec() Spec {
 	return Spec{ID: "LINUX-KUBELET-DNS", OS: evidence.Linux, Title: "the Linux kubelet's clusterDNS is kube-dns", FM: []string{"FM-05"},
-		Reads: []evidence.Ref{evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.ClusterNodes()}}
 }
 
 func (linuxKubeletDNS) Check(c C) Finding {
@@ -162,7 +162,7 @@ type linuxKubeProxyCIDR struct{}
 
 func (linuxKubeProxyCIDR) Spec() Spec {
 	return Spec{ID: "LINUX-KPROXY-CIDR", OS: evidence.Linux, Title: "the Linux kube-proxy's clusterCIDR is the cluster CIDR", FM: []string{"FM-05"},
-		Reads: []evidence.Ref{evidence.LinuxKubeProxyConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxKubeProxyConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.ClusterNodes()}}
 }
 
 func (linuxKubeProxyCIDR) Check(c C) Finding {

@@ -31,7 +31,7 @@ const (
 
 func (linuxVXLAN) Spec() Spec {
 	return Spec{ID: "LINUX-VXLAN", OS: evidence.Linux, Title: "VXLAN settings a Linux worker shares with the Windows nodes (VNI, port, MTU)", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxLinks(), evidence.LinuxFlannelSubnet(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxLinks(), evidence.LinuxFlannelSubnet(), evidence.ClusterNodes()}}
 }
 
 func hasWindowsNode(nodes []corev1.Node) bool {

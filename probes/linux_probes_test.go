@@ -51,7 +51,7 @@ func TestProbesGatedByOS(t *testing.T) {
 	m := scenarioMap(t, "mixed-hardway-healthy")
 	ev := evidence.Evidence{FS: m}
 	for node, want := range map[string]evidence.OS{"node-1": evidence.Linux, "win-1": evidence.Windows} {
-		if got := probes.NodeOS(ev, node); got != want {
+		if got := evidence.NodeOS(ev, node); got != want {
 			t.Errorf("NodeOS(%s) = %s, want %s", node, got, want)
 		}
 		fs := reg.Run(node, ev)
@@ -66,7 +66,7 @@ func TestProbesGatedByOS(t *testing.T) {
 	}
 	// A Linux worker whose sweep failed before os.json still is Linux (the cluster says so).
 	u := fstest.MapFS{"cluster/nodes.json": m["cluster/nodes.json"], "nodes/node-1/sweep.err": {Data: []byte("ssh: connection refused\n")}}
-	if got := probes.NodeOS(evidence.Evidence{FS: u}, "node-1"); got != evidence.Linux {
+	if got := evidence.NodeOS(evidence.Evidence{FS: u}, "node-1"); got != evidence.Linux {
 		t.Errorf("unreachable Linux worker: NodeOS %s", got)
 	}
 	for _, f := range reg.Run("node-1", evidence.Evidence{FS: u}) {

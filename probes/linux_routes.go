@@ -27,7 +27,7 @@ const FixLinuxAddRoutes Action = "fix-linux-add-routes"
 
 func (linuxRoutes) Spec() Spec {
 	return Spec{ID: "LINUX-ROUTES", OS: evidence.Linux, Title: "routes from a Linux worker to the Windows nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxRoutes(), evidence.LinuxLinks(), evidence.LinuxCNI(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.LinuxRoutes(), evidence.LinuxLinks(), evidence.LinuxCNI(), evidence.ClusterNodes()}}
 }
 
 // winPeer is a Windows node this Linux worker must reach pods on.

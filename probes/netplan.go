@@ -118,7 +118,7 @@ func hnsKind(n decode.HNSNetwork) string {
 
 // podCIDRNetwork is the one HNS network whose subnet is the node's podCIDR.
 func (c C) podCIDRNetwork(nets []decode.HNSNetwork) (decode.HNSNetwork, bool) {
-	nodes, err := evidence.Get(c.ev, "", evidence.Nodes())
+	nodes, err := evidence.Get(c.ev, "", evidence.ClusterNodes())
 	if err != nil || len(nets) == 0 {
 		return decode.HNSNetwork{}, false
 	}
@@ -148,18 +148,18 @@ func (c C) kubeProxyNetwork() (name, source string) {
 			}
 		}
 	}
-	if svcs, ok := optional(c, evidence.Services()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
 		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["network-name"]; v != "" {
-				return v, c.Path(evidence.Services())
+				return v, c.Path(evidence.WindowsServices())
 			}
 			for _, e := range s.AppEnvironmentExtra {
 				if k, v, ok := strings.Cut(e, "="); ok && strings.EqualFold(k, "KUBE_NETWORK") && v != "" {
-					return v, c.Path(evidence.Services())
+					return v, c.Path(evidence.WindowsServices())
 				}
 			}
 			if v := aksKubeNetwork(s); v != "" {
-				return v, c.Path(evidence.Services())
+				return v, c.Path(evidence.WindowsServices())
 			}
 		}
 	}

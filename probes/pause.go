@@ -47,7 +47,7 @@ const rke2Pause = "docker.io/rancher/mirrored-pause"
 // sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's
 // --pod-infra-container-image on Docker nodes.
 func (c C) sandboxImage() (sandbox, bool) {
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	procs, _ := optional(c, evidence.Processes())
 	_, dockerSvc := decode.FindService(svcs, "docker")
 	_, dockerProc := decode.FindProcess(procs, "dockerd")
@@ -63,7 +63,7 @@ func (c C) sandboxImage() (sandbox, bool) {
 	}
 	if s, ok := decode.FindService(svcs, "kubelet"); ok {
 		if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", c.Path(evidence.Services()), false}, true
+			return sandbox{v, "docker", c.Path(evidence.WindowsServices()), false}, true
 		}
 	}
 	// rke2 writes the sandbox image into its own containerd config
@@ -75,7 +75,7 @@ func (c C) sandboxImage() (sandbox, bool) {
 	// An SDN-script Docker node (no kubelet service) whose kubelet is not running to show
 	// its flags: the scripts register the node with kubeletwin/pause.
 	if _, kubeletSvc := decode.FindService(svcs, "kubelet"); (dockerSvc || dockerProc) && !kubeletSvc {
-		return sandbox{sdnPause, "docker", c.Path(evidence.Services()), false}, true
+		return sandbox{sdnPause, "docker", c.Path(evidence.WindowsServices()), false}, true
 	}
 	return sandbox{}, false
 }
@@ -89,7 +89,7 @@ type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE", Layouts: layoutsExcept(LayoutWMCO), Title: "pause (sandbox) image present, with wincat for port-forward", FM: []string{"FM-03", "FM-25"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(), evidence.Pods(), evidence.Nodes(),
+		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.WindowsServices(), evidence.ContainerdConfig(), evidence.Pods(), evidence.ClusterNodes(),
 			evidence.KubeletLog(), evidence.LogRuntime(), evidence.Events()}}
 }
 
@@ -268,8 +268,8 @@ type pauseBuild struct{}
 
 func (pauseBuild) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: layoutsExcept(LayoutWMCO), Title: "pause image build matches the host", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.Services(), evidence.ContainerdConfig(),
-			evidence.KubeletLog(), evidence.Events(), evidence.Nodes()}}
+		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.WindowsServices(), evidence.ContainerdConfig(),
+			evidence.KubeletLog(), evidence.Events(), evidence.ClusterNodes()}}
 }
 
 func (pauseBuild) Check(c C) Finding {

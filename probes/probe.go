@@ -167,7 +167,7 @@ func (r *Registry) Run(node string, ev evidence.Evidence) []Finding {
 	if unreachable {
 		out = append(out, reachFinding(node, ev))
 	}
-	os := NodeOS(ev, node)
+	os := evidence.NodeOS(ev, node)
 	for _, p := range r.probes {
 		if p.OS() != os || unreachable && p.readsNode() {
 			continue

@@ -118,7 +118,7 @@ func TestProbesReadWhatTheyDeclare(t *testing.T) {
 		nodes := (evidence.Evidence{FS: tree}).Nodes()
 		kinds := map[string]evidence.OS{}
 		for _, node := range nodes {
-			kinds[node] = probes.NodeOS(evidence.Evidence{FS: tree}, node)
+			kinds[node] = evidence.NodeOS(evidence.Evidence{FS: tree}, node)
 		}
 		for vname, v := range variants {
 			for _, node := range nodes {

@@ -18,11 +18,11 @@ type reboot struct{}
 
 func (reboot) Spec() Spec {
 	return Spec{ID: "SVC-REBOOT", Layouts: layoutsExcept(LayoutRKE2), Title: "components survive a reboot", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Host(), evidence.Nodes(), evidence.Pods(), evidence.CNIConfig()}}
+		Reads: []evidence.Ref{evidence.WindowsServices(), evidence.Processes(), evidence.Host(), evidence.ClusterNodes(), evidence.Pods(), evidence.CNIConfig()}}
 }
 
 func (reboot) Check(c C) Finding {
-	svcs, svcPath, bad := need(c, evidence.Services())
+	svcs, svcPath, bad := need(c, evidence.WindowsServices())
 	if bad != nil {
 		return *bad
 	}

@@ -18,7 +18,7 @@ type routes struct{}
 
 func (routes) Spec() Spec {
 	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay, LayoutAntrea, LayoutCalicoBGP}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.Services(), evidence.KubeProxyLog(), evidence.Pods(), evidence.Nodes(),
+		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.ClusterNodes(),
 			evidence.LinuxRoutes()}} // Linux peers' routes: the reverse path (linux_reverse.go)
 }
 

@@ -29,7 +29,7 @@ func (runtimeCNI) Spec() Spec {
 	return Spec{ID: "RUNTIME-CNI", Title: "the runtime's CNI folders (containerd's conf_dir/bin_dir, the kubelet's --cni-conf-dir/--cni-bin-dir on Docker) hold the config and the plugins it names; its client reaches it",
 		FM: []string{"FM-23", "FM-02"},
 		Reads: []evidence.Ref{evidence.CNIDirs(), evidence.CNIConfig(), evidence.ContainerdConfig(), evidence.Images(),
-			evidence.Containers(), evidence.Services(), evidence.KubeletLog(), evidence.Processes()}}
+			evidence.Containers(), evidence.WindowsServices(), evidence.KubeletLog(), evidence.Processes()}}
 }
 
 // cniRuntime names what reads the folders: containerd's config keys, or the kubelet's
@@ -67,9 +67,9 @@ func (runtimeCNI) Check(c C) Finding {
 				With(facts...)
 		}
 	}
-	svcs, _ := optional(c, evidence.Services())
+	svcs, _ := optional(c, evidence.WindowsServices())
 	if s, ok := decode.FindService(svcs, rt.service); ok && !strings.EqualFold(s.Status, "Running") {
-		return c.Skip(rt.service+" is not running (SVC-RUNTIME judges it): nothing loads the CNI config now", dirsPath, c.Path(evidence.Services()))
+		return c.Skip(rt.service+" is not running (SVC-RUNTIME judges it): nothing loads the CNI config now", dirsPath, c.Path(evidence.WindowsServices()))
 	}
 	facts = append(facts,
 		fmt.Sprintf("%s %s (%s), %s %s (%s)", rt.conf, dirs.ConfDir, dirs.ConfDirFrom, rt.bin, dirs.BinDir, dirs.BinDirFrom))

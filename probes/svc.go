@@ -62,7 +62,7 @@ func (p service) Spec() Spec {
 	if p.comp.label == "container runtime" {
 		fm = append(fm, "FM-23")
 	}
-	reads := []evidence.Ref{evidence.Services(), evidence.Processes(), evidence.Nodes()} // nodes: onAKS, onRKE2
+	reads := []evidence.Ref{evidence.WindowsServices(), evidence.Processes(), evidence.ClusterNodes()} // nodes: onAKS, onRKE2
 	if len(p.comp.containers) > 0 {
 		// its DaemonSet pod (supervisor.go); Antrea's agent and CNI config in its place
 		reads = append(reads, evidence.Pods(), evidence.CNIConfig())
@@ -71,7 +71,7 @@ func (p service) Spec() Spec {
 }
 
 func (p service) Check(c C) Finding {
-	svcs, svcPath, bad := need(c, evidence.Services())
+	svcs, svcPath, bad := need(c, evidence.WindowsServices())
 	if bad != nil {
 		return *bad
 	}

@@ -36,8 +36,8 @@ func (serviceLBs) Spec() Spec {
 	return Spec{ID: "SVC-LB-POLICY", Title: "kube-proxy's load balancers: DNS VIP on UDP and TCP 53, each ClusterIP port, no stale backends",
 		FM: []string{"FM-20", "FM-14"},
 		Reads: []evidence.Ref{evidence.HNSPolicies(), evidence.HNSEndpoints(), evidence.ClusterServices(), evidence.Processes(),
-			evidence.KubeProxyLog(), evidence.Services(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig(), evidence.EndpointSlices(),
-			evidence.Nodes(), evidence.IPAddresses(), evidence.ClusterConfig()}}
+			evidence.KubeProxyLog(), evidence.WindowsServices(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig(), evidence.EndpointSlices(),
+			evidence.ClusterNodes(), evidence.IPAddresses(), evidence.ClusterConfig()}}
 }
 
 // lbKey is one load balancer: VIP, protocol number and service port.
@@ -162,7 +162,7 @@ func selects(sel, labels map[string]string) bool {
 // rebuilds every policy on start.
 func restartKubeProxyFix(c C, verify string) *Fix {
 	name := "kube-proxy"
-	if svcs, ok := optional(c, evidence.Services()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
 		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 			name = s.Name
 		}

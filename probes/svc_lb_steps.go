@@ -112,7 +112,7 @@ func (c C) noLoadBalancers(procs []decode.Process, svcs []corev1.Service, polPat
 	}
 	if mode != "" && len(withEndpoints) > 0 {
 		return c.Fail(fmt.Sprintf("kube-proxy runs the kernelspace proxier but programmed no HNS load balancer, though %d Service(s) have ready endpoints", len(withEndpoints)),
-			polPath, procPath, sv.path, c.Path(evidence.Nodes())).With(
+			polPath, procPath, sv.path, c.Path(evidence.ClusterNodes())).With(
 			"kernelspace: "+mode,
 			"Services with ready endpoints in their EndpointSlices: "+strings.Join(withEndpoints, ", "),
 			"expected: one ELB policy per ClusterIP port of each (pkg/proxy/winkernel/proxier.go syncProxyRules); without them pods on this node reach no Service",
@@ -251,7 +251,7 @@ func (c C) podSourceVIPs(j *lbJudgement, vips map[string]bool) map[string]bool {
 	if len(asNode) > 0 {
 		slices.Sort(asNode)
 		j.notes = append(j.notes, "source VIP "+strings.Join(asNode, ", ")+" is the node's own address: kube-proxy uses it for load balancers whose backends are outside the pod network (the API servers) or node addresses")
-		j.cites = append(j.cites, c.Path(evidence.Nodes()))
+		j.cites = append(j.cites, c.Path(evidence.ClusterNodes()))
 	}
 	return out
 }

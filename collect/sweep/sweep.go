@@ -40,7 +40,7 @@ type Request struct {
 // NamesFor is what the sweep of a node of kind os asks for out of names: the Linux sweep
 // produces the Linux files (scripts.IsLinuxFile), the Windows sweep every other one. A
 // Linux sweep always writes os.json, whatever probes read: it is the file that says the
-// folder is a Linux node's (probes.NodeOS), so analyze judges it as the live run did.
+// folder is a Linux node's (evidence.NodeOS), so analyze judges it as the live run did.
 func NamesFor(os evidence.OS, names []string) []string {
 	var out []string
 	if os == evidence.Linux && !slices.Contains(names, evidence.FileLinuxOS) {

@@ -66,7 +66,7 @@ func clusterDumpCollector() collector {
 // dumpKinds maps a dump's list kinds to our cluster files.
 func dumpKinds() map[string]evidence.Ref {
 	return map[string]evidence.Ref{
-		"NodeList": evidence.Nodes(), "ServiceList": evidence.ClusterServices(), "PodList": evidence.Pods(),
+		"NodeList": evidence.ClusterNodes(), "ServiceList": evidence.ClusterServices(), "PodList": evidence.Pods(),
 		"EventList": evidence.Events(), "DaemonSetList": evidence.DaemonSets(),
 	}
 }

@@ -223,7 +223,7 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		recs, missing = r.records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
 		doc = recs[0]
 	case paste.ServiceList, paste.ServiceTable:
-		key = evidence.Services()
+		key = evidence.WindowsServices()
 		doc, missing = r.services(p)
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.NetRoutes:
@@ -243,7 +243,7 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, missing = r.routePrint(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.ScQuery:
-		key = evidence.Services()
+		key = evidence.WindowsServices()
 		doc, missing = r.scServices(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.DockerPs:
@@ -262,7 +262,7 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
 	case paste.KubectlDescribe:
-		key = evidence.Nodes()
+		key = evidence.ClusterNodes()
 		var items []map[string]any
 		items, missing = r.nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)

@@ -17,12 +17,12 @@ func jsonCommands(re func(string) *regexp.Regexp) []jsonCommand {
 		{re(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
 		{re(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
 		{re(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
-		{re(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.Services() }},
+		{re(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.WindowsServices() }},
 		{re(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
 		{re(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
 		{re(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
 		{re(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
-		{re(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.Nodes() }},
+		{re(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.ClusterNodes() }},
 		{re(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
 		{re(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
 		{re(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
@@ -94,7 +94,7 @@ func keyForKind(data []byte) (evidence.Ref, bool) {
 	}
 	switch kind {
 	case "Node":
-		return evidence.Nodes(), true
+		return evidence.ClusterNodes(), true
 	case "Pod":
 		return evidence.Pods(), true
 	case "Service":

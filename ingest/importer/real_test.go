@@ -113,7 +113,7 @@ func TestRealEndpointsAndPolicies(t *testing.T) {
 
 func TestRealServicesImagesLogs(t *testing.T) {
 	res := importOne(t, "service-newservice-list_kubelet-stopped_kubecluster_ws1809_01.txt")
-	svcs, err := decode.DecodeServices("x", file(t, res, evidence.Services()))
+	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices()))
 	if err != nil || len(svcs) != 1 || svcs[0].Name != "Kubelet" || svcs[0].Status != "Stopped" || svcs[0].StartType != "" {
 		t.Errorf("services %+v, %v", svcs, err)
 	}
@@ -176,7 +176,7 @@ func TestNodeTablePartial(t *testing.T) {
 		if b.Recognized != "kubectl get nodes table" || b.Parsed < 2 || b.Recollect != "`kubectl get nodes -o json`" || len(b.Missing) == 0 {
 			t.Errorf("%s: %+v", c.sample, b)
 		}
-		nodes, err := decode.Nodes("x", file(t, res, evidence.Nodes()))
+		nodes, err := decode.Nodes("x", file(t, res, evidence.ClusterNodes()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +223,7 @@ func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs, err := decode.DecodeServices("x", file(t, res, evidence.Services()))
+	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices()))
 	if err != nil || len(svcs) != 1 || svcs[0].Status != "Stopped" || svcs[0].StartType != "Automatic" || svcs[0].PathName != "C:\\k\\kubelet.exe --v=2" {
 		rep, _ := res.ReportJSON()
 		t.Errorf("sc query + qc: %+v, %v\n%s", svcs, err, rep)

@@ -105,12 +105,12 @@ func writeJSON(res *Result, key evidence.Ref, node string, doc any, missing []Mi
 func (r *reader) nodeTableBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	items, missing := nodesFromTable(p.Table)
 	br.Leftover = leftovers(p.Table.Leftover)
-	path := evidence.Nodes().Path(node)
+	path := evidence.ClusterNodes().Path(node)
 	merged := false
 	if old, ok := res.Files[path]; ok {
 		items, merged = mergeNodes(old, items)
 	}
-	out := writeJSON(res, evidence.Nodes(), node, nodeList(items), missing, br)
+	out := writeJSON(res, evidence.ClusterNodes(), node, nodeList(items), missing, br)
 	out.Parsed = len(p.Table.Rows)
 	if merged && out.Evidence != "" {
 		out.Note = "merged with the nodes of the earlier blocks (a node they showed keeps what they showed)"
