@@ -2,17 +2,15 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/golden"
+
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
-
-// go test ./report -update rewrites testdata/*.golden; review the diff.
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // TestGolden renders the sample findings in every registered format (so a new format
 // needs only its golden file: go test ./report -update), plus the text variants.
@@ -40,7 +38,7 @@ func TestGolden(t *testing.T) {
 			if err := Write(&buf, c.format, sampleMeta, sampleFindings(), c.opt); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.file, buf.Bytes())
+			assertGolden(t, c.file, buf.Bytes())
 		})
 	}
 }
@@ -135,26 +133,9 @@ func TestWriteReportsWriterError(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func assertGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden (go test ./report -update to accept):\n--- got ---\n%s\n--- want ---\n%s",
-			name, got, want)
-	}
+	golden.Assert(t, filepath.Join("testdata", name), got)
 }
 
 // sortKeys is the rendered order of findings, for order assertions.

@@ -1,47 +1,21 @@
 package tui
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/golden"
+
 	tea "charm.land/bubbletea/v2"
-	"github.com/aymanbagabas/go-udiff"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// -update is registered by github.com/charmbracelet/x/exp/golden (through teatest);
-// define it only if that import goes away, since defining it twice panics.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/*.golden")
-	}
-}
-
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
-
-// requireGolden compares got with testdata/<name>.golden (or rewrites it with -update).
+// requireGolden compares got with testdata/<name>.golden (go test ./tui -update rewrites it).
 func requireGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -update)", err)
-	}
-	if string(want) != got {
-		t.Fatalf("%s differs (go test ./tui -update rewrites it):\n%s", path, udiff.Unified("golden", "got", string(want), got))
-	}
+	golden.Assert(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 // TestViewGoldens renders the main states at 80x24 and 120x40, colour stripped. The

@@ -3,22 +3,14 @@ package paste
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/golden"
 )
-
-// -update rewrites the goldens (registered here, looked up where needed: no globals).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the goldens in testdata/golden")
-	}
-}
-
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // realOutputs finds the shared folder of real pastes (reference material kept outside
 // the repository); tests that need it skip without it.
@@ -68,30 +60,9 @@ func plain(recs []Record) []map[string]any {
 	return out
 }
 
-func golden(t *testing.T, name string, got any) {
+func assertGolden(t *testing.T, name string, got any) {
 	t.Helper()
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	p := filepath.Join("testdata", "golden", name+".json")
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if !bytes.Equal(want, b) {
-		t.Errorf("%s: parsed values differ from the golden:\n%s", name, b)
-	}
+	golden.AssertJSON(t, filepath.Join("testdata", "golden", name+".json"), got)
 }
 
 // TestRealListViews parses every real list-view paste to its golden, and checks that
@@ -109,7 +80,7 @@ func TestRealListViews(t *testing.T) {
 					t.Errorf("line %d looks like a property but was left over: %q", l.No, l.Text)
 				}
 			}
-			golden(t, strings.TrimSuffix(name, ".txt"), plain(lv.Records))
+			assertGolden(t, strings.TrimSuffix(name, ".txt"), plain(lv.Records))
 		})
 	}
 }

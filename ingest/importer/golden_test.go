@@ -1,26 +1,17 @@
 package importer_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wintroubleshoot/wintroubleshoot/fixtures/golden"
+
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/paste"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/importer"
 )
-
-// -update rewrites the goldens (registered here, looked up where needed: no globals).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite testdata/golden")
-	}
-}
-
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // TestRealImportGoldens imports every real sample and compares the evidence files and
 // the report with their goldens; for each list view it checks that every property the
@@ -50,24 +41,7 @@ func importGolden(t *testing.T, in importer.Input, p string) importer.Result {
 		}
 	}
 	checkNoLoss(t, in.Name, in, res)
-	got, err := json.MarshalIndent(map[string]any{"report": res.Report, "files": files}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	want, err := os.ReadFile(p)
-	if err != nil || !bytes.Equal(want, got) {
-		t.Errorf("%s: import differs from %s (go test -update rewrites it): %v\n%s", in.Name, p, err, got)
-	}
+	golden.AssertJSON(t, p, map[string]any{"report": res.Report, "files": files})
 	return res
 }
 
