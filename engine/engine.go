@@ -1,14 +1,19 @@
-// Package engine runs sweeps: discover -> collect -> judge, nodes concurrently with a
-// bound, streaming events so front ends never block on I/O.
+// Package engine is what every front end runs on: a live run (collect each node with
+// one sweep, nodes concurrently with a bound, judge, link root causes), the analysis of
+// evidence collected elsewhere (folders, bundles, pastes: Analyze, AnalyzeImported),
+// fixes with their preview, confirmation, audit record and verification, and snapshots.
+// It streams events, so front ends never block on I/O, and hands out findings in the one
+// order every output shows (Sort).
 package engine
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"time"
+
+	"github.com/wintroubleshoot/wintroubleshoot/report"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/sweep"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
@@ -153,8 +158,8 @@ func (e *Engine) Probe(ctx context.Context, targets []Target, emit func(Event)) 
 		send(Event{Kind: NodeJudged, Node: targets[i].Name, Findings: fs, Err: err})
 		keep(fs)
 	})
-	Sort(all)
 	Link(probes.CauseRules(), all)
+	Sort(all) // after linking: causes lead their consequences
 	send(Event{Kind: Done, Findings: all})
 	return all
 }
@@ -179,8 +184,8 @@ func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []pr
 	}
 	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start), Via: via})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
-	Sort(fs)
 	Link(probes.CauseRules(), fs) // this node's links now; Probe links the whole run at the end
+	Sort(fs) // after linking: causes lead their consequences
 	send(Event{Kind: NodeJudged, Node: t.Name, Findings: fs, Elapsed: time.Since(start)})
 	return fs
 }
@@ -260,23 +265,9 @@ func sweepErrText(t Target, err error) string {
 	return fmt.Sprintf("%v\nnode %s over %s (%s)", err, t.Name, t.Transport.Kind, t.Transport.Address())
 }
 
-// Sort orders findings by node, then worst status first, then probe ID.
-func Sort(fs []probes.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Node != b.Node {
-			return a.Node < b.Node
-		}
-		if a.Status != b.Status {
-			return a.Status > b.Status
-		}
-		// An unreachable node's REACH finding explains the rest: show it first.
-		if (a.Probe == probes.ReachID) != (b.Probe == probes.ReachID) {
-			return a.Probe == probes.ReachID
-		}
-		return a.Probe < b.Probe
-	})
-}
+// Sort puts findings in the order every front end shows (report.Sort: probes.Compare,
+// consequences folded under their causes), in place.
+func Sort(fs []probes.Finding) { copy(fs, report.Sort(fs)) }
 
 // Analyze judges evidence already collected (a folder assembled by hand, an unpacked
 // bundle, a scenario) with the same probes a live run uses. nodes limits the judged
@@ -326,7 +317,7 @@ func AnalyzeContext(ctx context.Context, reg *probes.Registry, ev evidence.Evide
 		}
 		out = append(out, reg.Run(n, ev)...)
 	}
-	Sort(out)
 	Link(probes.CauseRules(), out)
+	Sort(out) // after linking: causes lead their consequences
 	return out, nil
 }

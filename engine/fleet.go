@@ -87,8 +87,8 @@ func (f *Fleet) Judge(ctx context.Context, nodes []string, emit func(Event)) []p
 		fs := []probes.Finding{NotSwept(ms[i].Display, err)}
 		send(Event{Kind: NodeJudged, Node: ms[i].Display, Findings: fs, Err: err})
 	})
-	Sort(all) // every member has returned: no lock needed
 	Link(probes.CauseRules(), all)
+	Sort(all) // every member has returned, no lock needed; after linking, so causes lead
 	if emit != nil {
 		emit(Event{Kind: Done, Findings: all})
 	}

@@ -1,7 +1,10 @@
 // Package evidence is the evidence contract: the typed keys that name every evidence file
-// once (keys.go), and reading an evidence tree through them. It is a leaf: it imports the
-// decoders and the standard library only, so probes that read evidence pull in no
-// transport and no embedded script.
+// once (key.go, keys*.go: path, scope, decoder, the snippet that prints it), the tree a
+// run fills and every consumer reads (tree.go, redacted as it enters), reading it through
+// the keys (Get), and which kind of node a folder holds (os.go). It is on the ground
+// floor: it imports its decoders (decode, clusterconfig), the Kubernetes API types and the
+// standard library only, so probes that read evidence pull in no transport and no
+// embedded script.
 package evidence
 
 import (

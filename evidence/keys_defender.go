@@ -3,7 +3,7 @@ package evidence
 import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
 // FileDefender is Microsoft Defender's state and the container settings that interfere
-// with Windows containers (issue 14, FM-30). Evidence collected before this version lacks
+// with Windows containers (FM-30). Evidence collected before this version lacks
 // it and HOST-AV skips.
 const FileDefender = "defender.json"
 

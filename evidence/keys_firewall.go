@@ -2,7 +2,7 @@ package evidence
 
 import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
-// FileFirewall is the Windows Firewall as it applies (issue 14, FM-26 and FM-27). Evidence
+// FileFirewall is the Windows Firewall as it applies (FM-26 and FM-27). Evidence
 // collected before this version lacks it and the probes reading it skip.
 const FileFirewall = "firewall.json"
 

@@ -2,7 +2,7 @@ package evidence
 
 import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
-// Node evidence of issue 14's third round for HNS's own health: its process's thread
+// Node evidence of HNS's own health: its process's thread
 // count (the deadlock sign) and the VFP port state of the local endpoints. Evidence
 // collected before this version lacks them and the probes reading them skip.
 const (

@@ -4,8 +4,8 @@ import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
 // Linux worker evidence (this file is not keys_linux.go: that name would build it on
 // Linux only): what the shell sweep prints, one frame per file, in the same
-// framing as the Windows sweep (the contract shared by the sweep and the probes,
-// issue 18). Names start with "linux-" so a Linux file can never be mistaken for the
+// framing as the Windows sweep (the contract shared by the sweep and the probes).
+// Names start with "linux-" so a Linux file can never be mistaken for the
 // Windows file of the same subject (routes.json is Get-NetRoute's).
 const (
 	FileLinuxOS              = "os.json"

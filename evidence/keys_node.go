@@ -16,7 +16,7 @@ func nodeKeys() []Ref {
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read
-// it (issue 14). Older snapshots carried it for people to read; evidence collected
+// it. Older snapshots carried it for people to read; evidence collected
 // before this version lacks it outside snapshots, and the probes skip then.
 const (
 	FileHNSEndpoints = "hns-endpoints.json"

@@ -6,7 +6,7 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
-// Node evidence of issue 14's second round: containerd's CNI folders, interface MTUs,
+// Node evidence of the runtime and resources: containerd's CNI folders, interface MTUs,
 // kube-proxy's health port, and TCP ports and memory. Evidence collected before this
 // version lacks them and the probes reading them skip.
 const (

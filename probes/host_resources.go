@@ -9,7 +9,7 @@ import (
 )
 
 // hostResources (HOST-RESOURCES): TCP dynamic ports and memory commit have headroom
-// (issue 14, item 4; FM-19). Every outbound connection of the node and of its
+// (FM-19). Every outbound connection of the node and of its
 // process-isolated pods (SNAT through the host) takes a port of the dynamic range
 // (49152-65535, 16384 ports, by default; `netsh int ipv4 show dynamicport tcp`); when
 // they run out, connects fail with WSAEADDRINUSE / "Only one usage of each socket

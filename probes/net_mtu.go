@@ -7,7 +7,7 @@ import (
 )
 
 // netMTU (NET-MTU): on an Overlay (VXLAN) network the pods' packets leave room for the
-// encapsulation (issue 14, item 8; FM-27). VXLAN adds 50 bytes (outer Ethernet 14, IP
+// encapsulation (FM-27). VXLAN adds 50 bytes (outer Ethernet 14, IP
 // 20, UDP 8, VXLAN 8: flannel's vxlan backend subtracts encapOverhead = 50 from the
 // uplink's MTU, flannel-io/flannel pkg/backend/vxlan). HNS gives process-isolated
 // containers an MTU of 1450 by design (Azure/AKS#2873, microsoft/SDN#517), which fits a

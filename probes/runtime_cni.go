@@ -9,7 +9,7 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
-// runtimeCNI (RUNTIME-CNI): the runtime and its CNI agree (issue 14, item 7). containerd's
+// runtimeCNI (RUNTIME-CNI): the runtime and its CNI agree. containerd's
 // CRI plugin loads the first CNI config in its conf_dir and runs the plugin binaries the
 // config's types name from its bin_dir (containerd pkg/cri/config/config_windows.go in
 // 1.6/1.7 and internal/cri/config/config_windows.go in 2.x default both to

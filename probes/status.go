@@ -1,5 +1,8 @@
-// Package probes is the first floor: the vocabulary (Status, Finding, Fix), the probe
-// registry, and one file per probe. Probes are pure: node + evidence in, findings out.
+// Package probes is the judging floor (docs/architecture.md): the vocabulary (Status,
+// Finding, Fix), the registry, the root-cause rules, the one order of findings
+// (order.go), and the probes, in files named for what they judge. Probes are pure: node
+// and evidence in, findings out. A new probe reading existing evidence is its file, one
+// line in Default's list (probe.go), and its scenarios in fixtures/scenarios/gen.
 package probes
 
 import (

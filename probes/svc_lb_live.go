@@ -1,5 +1,5 @@
 // The Service dataplane as it is live: the EndpointSlices behind SVC-LB-POLICY and
-// kube-proxy's health port (SVC-KPROXY-HEALTH), issue 14 item 1.
+// kube-proxy's health port (SVC-KPROXY-HEALTH).
 
 package probes
 
@@ -132,8 +132,8 @@ func findService(svcs []corev1.Service, ip string) (corev1.Service, bool) {
 	return corev1.Service{}, false
 }
 
-// kubeProxyHealth (SVC-KPROXY-HEALTH): kube-proxy's health port answers (issue 14,
-// item 1). kube-proxy serves /healthz on --healthz-bind-address (KubeProxyConfiguration
+// kubeProxyHealth (SVC-KPROXY-HEALTH): kube-proxy's health port answers.
+// kube-proxy serves /healthz on --healthz-bind-address (KubeProxyConfiguration
 // healthzBindAddress, default 0.0.0.0:10256): 200 while its last rule sync is recent,
 // 503 when it has not synced within its healthz timeout (pkg/proxy/healthcheck
 // ProxierHealthServer). A process that runs but does not answer has lost its server

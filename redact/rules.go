@@ -94,7 +94,7 @@ func DefaultRules() []Rule {
 		{Name: "jwt", Regex: `\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+`, find: []finder{{"jwt", findJWT}}},
 		{Name: "aws-access-key-id", Regex: `\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`, Group: 1, find: []finder{{"aws-key-id", findAWSKeyID}}},
 		{Name: "aws-secret-access-key", Regex: `(?i)aws[-_]?secret[-_]?access[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
-		// Windows and Kubernetes node kinds (issue 24): passwords on command lines,
+		// Windows and Kubernetes node kinds: passwords on command lines,
 		// headers, signed URLs, base64-encoded PEM keys.
 		// sshpass -p X, mysql -pX: -p is a password only after these tools (mkdir -p is not).
 		{Name: "cmdline-password", Regex: `(?i)\b(?:sshpass|mysql|mysqladmin|mysqldump)\b[^\n]*?\s-p\s*("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: kw("sshpass", "mysql")},

@@ -143,19 +143,13 @@ func NodeLabel(node string) string {
 	return node
 }
 
-// Sort returns a sorted copy: by node (cluster-wide "" first), then within a node root
-// causes first, each followed by the consequences it explains (CausedBy), then worst
-// status first, then probe ID. Ties keep their input order so a probe's own ordering
-// survives.
+// Sort returns a sorted copy in probes.Compare's order, then within a node root causes
+// first, each followed by the consequences it explains (CausedBy). Ties keep their input
+// order so a probe's own ordering survives. The engine hands out its results in this
+// order too (engine.Sort), so every front end shows one order.
 func Sort(findings []probes.Finding) []probes.Finding {
 	out := slices.Clone(findings)
-	slices.SortStableFunc(out, func(a, b probes.Finding) int {
-		return cmp.Or(
-			strings.Compare(a.Node, b.Node),
-			cmp.Compare(b.Status, a.Status),
-			strings.Compare(a.Probe, b.Probe),
-		)
-	})
+	slices.SortStableFunc(out, probes.Compare)
 	g := probes.NewGraph(out)
 	folded := out[:0:0]
 	for _, grp := range groupByNode(out) {

@@ -1,5 +1,6 @@
 // Command wintroubleshoot finds out why a Windows node of a Kubernetes cluster is broken,
-// and fixes it.
+// and fixes it. This package binds flags to the libraries below it (engine, report,
+// tui, ingest, collect) and prints; the work is theirs, so every front end behaves alike.
 package main
 
 import (

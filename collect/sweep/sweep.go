@@ -1,6 +1,6 @@
 // Package sweep collects a node's evidence with one remote command: the named snippets
 // framed into one script (collect/scripts) sent over any transport, and the reply
-// split back into evidence files. It sits outside the collectors contract package so
+// split back into evidence files. It sits above the evidence contract (evidence/), so
 // that probes, which read evidence, never pull in transports or embedded scripts.
 package sweep
 

@@ -1,6 +1,10 @@
-// Package transport reaches one Windows node: WinRM (winrm/) or SSH (ssh/). Each
-// implementation runs one command line with a body on stdin and honours ctx: cancelling it
-// or passing its deadline really stops the remote call.
+// Package transport is how a sweep reaches one node: the Transport interface, the
+// Config every transport is dialled with, and the Spec a transport registers (spec.go:
+// its kind, its own flags and options, how it dials). The transports are its
+// subpackages: WinRM (winrm/), SSH (ssh/, Windows OpenSSH or a Linux worker's sshd), this
+// machine (local/), a HostProcess pod through the API server (hostprocess/), and the
+// first of them that answers (auto/). Each runs one command line with a body on stdin and
+// honours ctx: cancelling it or passing its deadline really stops the remote call.
 package transport
 
 import (
