@@ -19,6 +19,7 @@ const (
 	Markdown Format = "markdown"
 	JSON     Format = "json"
 	JUnit    Format = "junit"
+	YAML     Format = "yaml"
 )
 
 // writeFunc renders findings already in report order. bufio keeps the first write
@@ -50,6 +51,7 @@ func registry() []FormatInfo {
 		{Name: Markdown, Aliases: []string{"md"}, Use: "paste into a ticket", Excerpts: true, File: "report.md", write: writeMarkdown},
 		{Name: JSON, Use: "for automation; analyze and diff read it back", File: "findings.json", write: writeJSON},
 		{Name: JUnit, Use: "for CI test reports", File: "report.xml", write: writeJUnit},
+		{Name: YAML, Aliases: []string{"yml"}, Use: "the JSON report as YAML, as kubectl -o yaml prints", File: "findings.yaml", write: writeYAML},
 	}
 }
 

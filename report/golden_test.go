@@ -65,9 +65,9 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("completion %d is %q, want %s first", i, comps[i], fi.Name)
 		}
 	}
-	_, err := ParseFormat("yaml")
-	if err == nil || !strings.Contains(err.Error(), "text, markdown, json, junit") {
-		t.Errorf("ParseFormat(yaml) error %v should list the formats", err)
+	_, err := ParseFormat("xml")
+	if err == nil || !strings.Contains(err.Error(), "text, markdown, json, junit, yaml") {
+		t.Errorf("ParseFormat(xml) error %v should list the formats", err)
 	}
 }
 
@@ -96,7 +96,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestWriteUnknownFormat(t *testing.T) {
-	if err := Write(&bytes.Buffer{}, "yaml", Meta{}, sampleFindings(), Options{}); err == nil {
+	if err := Write(&bytes.Buffer{}, "xml", Meta{}, sampleFindings(), Options{}); err == nil {
 		t.Fatal("want an error for an unknown format")
 	}
 }
