@@ -1,7 +1,6 @@
 package hostprocess
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,12 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/remotecommand"
 	watchtools "k8s.io/client-go/tools/watch"
-	utilexec "k8s.io/client-go/util/exec"
-	"k8s.io/streaming/pkg/httpstream"
 	"k8s.io/utils/ptr"
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
@@ -224,39 +219,9 @@ func (r *Run) deletePod(ctx context.Context, name string) error {
 	return err
 }
 
-// exec runs argv in the pod's container through the API server's pods/exec, stdin fed
-// from the command's body. Like kubectl exec it speaks WebSocket (v5.channel.k8s.io)
-// first and falls back to SPDY when the upgrade fails (an older API server, a proxy).
-// A non-zero exit status is an Output, not an error.
+// exec runs argv in the run's pod (Exec).
 func (r *Run) exec(ctx context.Context, pod string, argv []string, stdin []byte) (transport.Output, error) {
-	req := r.opts.Client.CoreV1().RESTClient().Post().
-		Resource("pods").Namespace(r.opts.Namespace).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: containerName, Command: argv,
-			Stdin: true, Stdout: true, Stderr: true}, scheme.ParameterCodec)
-	spdy, err := remotecommand.NewSPDYExecutor(r.opts.Config, "POST", req.URL())
-	if err != nil {
-		return transport.Output{}, fmt.Errorf("preparing the SPDY exec: %w", err)
-	}
-	// WebSocket must be GET (RFC 6455 section 4.1).
-	ws, err := remotecommand.NewWebSocketExecutor(r.opts.Config, "GET", req.URL().String())
-	if err != nil {
-		return transport.Output{}, fmt.Errorf("preparing the WebSocket exec: %w", err)
-	}
-	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
-	if err != nil {
-		return transport.Output{}, err
-	}
-	var stdout, stderr bytes.Buffer
-	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: bytes.NewReader(stdin), Stdout: &stdout, Stderr: &stderr})
-	out := transport.Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
-	var exit utilexec.ExitError
-	if errors.As(err, &exit) && exit.Exited() {
-		out.ExitCode = exit.ExitStatus()
-		return out, nil
-	}
-	return out, err
+	return Exec(ctx, r.opts.Client, r.opts.Config, ExecTarget{Namespace: r.opts.Namespace, Pod: pod, Container: containerName}, argv, stdin)
 }
 
 // mayExec asks the API server whether this user may exec into the pod: the refusal of an
