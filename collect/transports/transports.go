@@ -7,6 +7,7 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/auto"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/local"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/podexec"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/ssh"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/winrm"
 )
@@ -21,6 +22,7 @@ func Registry() transport.Registry {
 		ssh.Spec(),
 		local.Spec(),
 		hostprocess.Spec(),
+		podexec.Spec(),
 		auto.Spec(func() transport.Registry { return r }),
 	}
 	return r
