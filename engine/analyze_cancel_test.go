@@ -64,7 +64,7 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	ev := &cancelOnRead{FS: big, cancel: cancel}
-	findings, err := AnalyzeContext(ctx, probes.Default(), evidence.Evidence{FS: ev}, nil)
+	findings, err := Analyze(ctx, probes.Default(), evidence.Evidence{FS: ev}, nil)
 	if !errors.Is(err, context.Canceled) || findings != nil {
 		t.Fatalf("got %d findings, err %v; want none and context.Canceled", len(findings), err)
 	}
@@ -74,7 +74,7 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 		t.Errorf("%d node files read after the cancel: the analysis went on", n)
 	}
 	// Without a cancel the same evidence is judged whole.
-	all, err := AnalyzeContext(t.Context(), probes.Default(), evidence.Evidence{FS: big}, nil)
+	all, err := Analyze(t.Context(), probes.Default(), evidence.Evidence{FS: big}, nil)
 	if err != nil || len(all) < 200 {
 		t.Fatalf("uncancelled: %d findings, %v", len(all), err)
 	}

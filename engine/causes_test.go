@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -95,7 +96,7 @@ func TestScenarioRootCauses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs, err := Analyze(probes.Default(), evidence.Evidence{FS: fsys}, nil)
+			fs, err := Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func TestLinkPodCIDRChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Analyze(probes.Default(), evidence.Evidence{FS: fsys}, nil)
+	fs, err := Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

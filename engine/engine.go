@@ -185,7 +185,7 @@ func (e *Engine) ProbeNode(ctx context.Context, t Target, send func(Event)) []pr
 	send(Event{Kind: NodeCollected, Node: t.Name, Err: err, Elapsed: time.Since(start), Via: via})
 	fs := e.Registry.Run(t.Name, e.Tree.Evidence())
 	Link(probes.CauseRules(), fs) // this node's links now; Probe links the whole run at the end
-	Sort(fs) // after linking: causes lead their consequences
+	Sort(fs)                      // after linking: causes lead their consequences
 	send(Event{Kind: NodeJudged, Node: t.Name, Findings: fs, Elapsed: time.Since(start)})
 	return fs
 }
@@ -271,15 +271,10 @@ func Sort(fs []probes.Finding) { copy(fs, report.Sort(fs)) }
 
 // Analyze judges evidence already collected (a folder assembled by hand, an unpacked
 // bundle, a scenario) with the same probes a live run uses. nodes limits the judged
-// nodes; empty means every nodes/<node>/ folder.
-func Analyze(reg *probes.Registry, ev evidence.Evidence, nodes []string) ([]probes.Finding, error) {
-	return AnalyzeContext(context.Background(), reg, ev, nodes)
-}
-
-// AnalyzeContext is Analyze that stops between nodes once ctx is done (Ctrl-C on a
-// bundle of many nodes), returning ctx's error and no findings: a partial judgement
-// must not read as a whole one.
-func AnalyzeContext(ctx context.Context, reg *probes.Registry, ev evidence.Evidence, nodes []string) ([]probes.Finding, error) {
+// nodes; empty means every nodes/<node>/ folder. It stops between nodes once ctx is done
+// (Ctrl-C on a bundle of many nodes), returning ctx's error and no findings: a partial
+// judgement must not read as a whole one.
+func Analyze(ctx context.Context, reg *probes.Registry, ev evidence.Evidence, nodes []string) ([]probes.Finding, error) {
 	if ev.Memo == nil {
 		ev.Memo = evidence.NewMemo() // cluster files are decoded once for all nodes
 	}

@@ -219,7 +219,7 @@ func TestFleetJudgesConcurrently(t *testing.T) {
 		fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: fsys, Node: meta.Nodes[0]})
 		targets = append(targets, engine.Target{Name: meta.Nodes[0], Transport: serve(t, transport.WinRM, fake, nil)})
 	}
-	want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
+	want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
 	if err != nil {
 		t.Fatal(err)
 	}

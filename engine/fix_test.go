@@ -294,7 +294,7 @@ func TestAPIFixesNameKnownActions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
+		fs, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 // "re-collect with ..." hints. rep is the import's report (nil: the evidence is not an
 // import's, and this is AnalyzeContext). It stops between nodes once ctx is done.
 func AnalyzeImported(ctx context.Context, reg *probes.Registry, ev evidence.Evidence, rep *importer.Report, nodes []string) ([]probes.Finding, error) {
-	findings, err := AnalyzeContext(ctx, reg, ev, nodes)
+	findings, err := Analyze(ctx, reg, ev, nodes)
 	if err != nil || rep == nil {
 		return findings, err
 	}

@@ -38,7 +38,7 @@ func TestLiveEqualsAnalyzeHostProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
+		want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
 		if err != nil {
 			t.Fatal(err)
 		}

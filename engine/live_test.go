@@ -114,7 +114,7 @@ func TestLiveEqualsAnalyze(t *testing.T) {
 				windows = append(windows, node)
 			}
 		}
-		want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, windows)
+		want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, windows)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestOneFindingOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, err := Analyze(probes.Default(), evidence.Evidence{FS: fsys}, nil)
+		fs, err := Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,7 @@ func analyzeCost(t *testing.T, n int) perNode {
 		t.Fatal(err)
 	}
 	ev := evidence.Evidence{FS: fsys}
-	findings, err := engine.AnalyzeContext(context.Background(), probes.Default(), ev, nil)
+	findings, err := engine.Analyze(context.Background(), probes.Default(), ev, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

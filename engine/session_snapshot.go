@@ -64,7 +64,7 @@ func (s *Session) Snapshot(ctx context.Context, opt SnapshotOptions) (*bundle.Ma
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("snapshot %s interrupted, nothing written: %w", opt.Path, err)
 	}
-	findings, err := Analyze(s.Engine.Registry, s.Engine.Tree.Evidence(), nil)
+	findings, err := Analyze(ctx, s.Engine.Registry, s.Engine.Tree.Evidence(), nil)
 	if err != nil {
 		fmt.Fprintf(opt.Log, "warning: nothing to judge: %v\n", err)
 	}

@@ -67,23 +67,23 @@ func TestGet(t *testing.T) {
 		"nodes/w/services.json.err": {Data: []byte("exit 0\nwarning only\n")},
 	}
 	ev := Evidence{FS: fsys, Memo: NewMemo()}
-	routes, err := Get(ev, "w", Routes())
+	routes, err := Get(ev, "w", Routes)
 	if err != nil || len(routes) != 1 || routes[0].NextHop != "10.1.0.1" {
 		t.Errorf("routes: %v, %v", routes, err)
 	}
 	var miss *MissingError
-	if _, err := Get(ev, "w", HNSNetworks()); !errors.As(err, &miss) || miss.Why != "" || !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Get(ev, "w", HNSNetworks); !errors.As(err, &miss) || miss.Why != "" || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v", err)
 	}
-	if _, err := Get(ev, "w", Images()); !errors.As(err, &miss) || miss.Why == "" {
+	if _, err := Get(ev, "w", Images); !errors.As(err, &miss) || miss.Why == "" {
 		t.Errorf("with a failing .err: %v", err)
 	}
-	if _, err := Get(ev, "w", WindowsServices()); err != nil {
+	if _, err := Get(ev, "w", WindowsServices); err != nil {
 		t.Errorf("with an exit 0 .err: %v", err)
 	}
-	_, err1 := Get(ev, "w", Processes())
+	_, err1 := Get(ev, "w", Processes)
 	delete(fsys, "nodes/w/processes.json") // the memo answers; the file is not read again
-	_, err2 := Get(ev, "w", Processes())
+	_, err2 := Get(ev, "w", Processes)
 	if err1 == nil || err1 != err2 {
 		t.Errorf("broken file: %v then %v", err1, err2)
 	}
@@ -96,12 +96,12 @@ func TestGet(t *testing.T) {
 func TestMemoForgetsOnErrCompanion(t *testing.T) {
 	fsys := fstest.MapFS{"nodes/w/images.json": {Data: []byte(`[]`)}}
 	ev := Evidence{FS: fsys, Memo: NewMemo()}
-	if _, err := Get(ev, "w", Images()); err != nil {
+	if _, err := Get(ev, "w", Images); err != nil {
 		t.Fatal(err)
 	}
 	fsys["nodes/w/images.json.err"] = &fstest.MapFile{Data: []byte("exit 1\ncrictl failed\n")}
 	ev.Memo.Forget("nodes/w/images.json.err")
-	if _, err := Get(ev, "w", Images()); err == nil {
+	if _, err := Get(ev, "w", Images); err == nil {
 		t.Error("the memo kept images.json as collected after its .err arrived")
 	}
 }

@@ -29,21 +29,11 @@ func logKey(name, paths string) Key[[]byte] {
 }
 
 // LogKubelet and the keys after it are what only a snapshot collects.
-func LogKubelet() Key[[]byte] {
-	return logKey(FileLogKubelet, "`C:\\k\\kubelet*.log`, `C:\\var\\log\\kubelet\\*.log`, `C:\\etc\\kubernetes\\logs\\kubelet*.log`")
-}
-func LogKubeProxy() Key[[]byte] {
-	return logKey(FileLogKubeProxy, "`C:\\k\\kube-proxy*.log`, `C:\\var\\log\\kube-proxy\\*.log`, `C:\\etc\\kubernetes\\logs\\kube-proxy*.log`")
-}
-func LogRuntime() Key[[]byte] {
-	return logKey(FileLogRuntime, "containerd (`C:\\k\\containerd*.log`, `C:\\var\\log\\containerd\\*.log`) or the runtime's `panic.log`")
-}
-func LogFlanneld() Key[[]byte] {
-	return logKey(FileLogFlanneld, "`C:\\k\\flanneld*.log`, `C:\\var\\log\\flanneld\\*.log`")
-}
-func LogStartup() Key[[]byte] {
-	return logKey(FileLogStartup, "`C:\\var\\log\\startup.log` (Anthos), `C:\\AzureData\\CustomDataSetupScript.log` (AKS)")
-}
+var LogKubelet Key[[]byte] = logKey(FileLogKubelet, "`C:\\k\\kubelet*.log`, `C:\\var\\log\\kubelet\\*.log`, `C:\\etc\\kubernetes\\logs\\kubelet*.log`")
+var LogKubeProxy Key[[]byte] = logKey(FileLogKubeProxy, "`C:\\k\\kube-proxy*.log`, `C:\\var\\log\\kube-proxy\\*.log`, `C:\\etc\\kubernetes\\logs\\kube-proxy*.log`")
+var LogRuntime Key[[]byte] = logKey(FileLogRuntime, "containerd (`C:\\k\\containerd*.log`, `C:\\var\\log\\containerd\\*.log`) or the runtime's `panic.log`")
+var LogFlanneld Key[[]byte] = logKey(FileLogFlanneld, "`C:\\k\\flanneld*.log`, `C:\\var\\log\\flanneld\\*.log`")
+var LogStartup Key[[]byte] = logKey(FileLogStartup, "`C:\\var\\log\\startup.log` (Anthos), `C:\\AzureData\\CustomDataSetupScript.log` (AKS)")
 
 // All is every key, in the order the contract table shows them: cluster, Windows node,
 // Linux node, then what only a snapshot collects. Every list of evidence names derives from it.
@@ -51,7 +41,7 @@ func All() []Ref { return slices.Concat(clusterKeys(), nodeKeys(), linuxKeys(), 
 
 // snapshotKeys are the keys of this file, in table order.
 func snapshotKeys() []Ref {
-	return []Ref{LogKubelet(), LogKubeProxy(), LogRuntime(), LogFlanneld(), LogStartup()}
+	return []Ref{LogKubelet, LogKubeProxy, LogRuntime, LogFlanneld, LogStartup}
 }
 
 // NodeKeys are the node keys; snapshot tells whether to list those only a snapshot

@@ -39,53 +39,41 @@ const (
 
 // clusterKeys are the cluster keys, in table order.
 func clusterKeys() []Ref {
-	return []Ref{ClusterNodes(), ClusterServices(), Pods(), Events(), DaemonSets(), ClusterConfig(), EndpointSlices()}
+	return []Ref{ClusterNodes, ClusterServices, Pods, Events, DaemonSets, ClusterConfig, EndpointSlices}
 }
 
 // ClusterNodes is cluster/nodes.json.
-func ClusterNodes() Key[[]corev1.Node] {
-	return ClusterKey(PathNodes, decode.Nodes, Meta{
-		Command: "`kubectl get nodes -o json`",
-		Format:  "kubectl List of Node (or one Node from `kubectl get node NAME -o json`)",
-	})
-}
+var ClusterNodes Key[[]corev1.Node] = ClusterKey(PathNodes, decode.Nodes, Meta{
+	Command: "`kubectl get nodes -o json`",
+	Format:  "kubectl List of Node (or one Node from `kubectl get node NAME -o json`)",
+})
 
 // ClusterServices is cluster/services.json.
-func ClusterServices() Key[[]corev1.Service] {
-	return ClusterKey(PathServices, decode.Services, Meta{
-		Command: "`kubectl get services -A -o json`",
-		Format:  "List of Service; must include `kube-system/kube-dns` and `default/kubernetes`",
-	})
-}
+var ClusterServices Key[[]corev1.Service] = ClusterKey(PathServices, decode.Services, Meta{
+	Command: "`kubectl get services -A -o json`",
+	Format:  "List of Service; must include `kube-system/kube-dns` and `default/kubernetes`",
+})
 
 // Pods is cluster/pods.json.
-func Pods() Key[[]corev1.Pod] {
-	return ClusterKey(PathPods, decode.Pods, Meta{
-		Command: "`kubectl get pods -A -o json --field-selector spec.nodeName=<win-node>`",
-		Format:  "List of Pod (pods on the Windows nodes; a full list is fine)",
-	})
-}
+var Pods Key[[]corev1.Pod] = ClusterKey(PathPods, decode.Pods, Meta{
+	Command: "`kubectl get pods -A -o json --field-selector spec.nodeName=<win-node>`",
+	Format:  "List of Pod (pods on the Windows nodes; a full list is fine)",
+})
 
 // Events is cluster/events.json.
-func Events() Key[[]corev1.Event] {
-	return ClusterKey(PathEvents, decode.Events, Meta{
-		Command: "`kubectl get events -A -o json`",
-		Format:  "List of Event",
-	})
-}
+var Events Key[[]corev1.Event] = ClusterKey(PathEvents, decode.Events, Meta{
+	Command: "`kubectl get events -A -o json`",
+	Format:  "List of Event",
+})
 
 // DaemonSets is cluster/daemonsets.json.
-func DaemonSets() Key[[]appsv1.DaemonSet] {
-	return ClusterKey(PathDaemonSets, decode.DaemonSets, Meta{
-		Command: "`kubectl -n kube-system get daemonsets -o json`",
-		Format:  "List of DaemonSet",
-	})
-}
+var DaemonSets Key[[]appsv1.DaemonSet] = ClusterKey(PathDaemonSets, decode.DaemonSets, Meta{
+	Command: "`kubectl -n kube-system get daemonsets -o json`",
+	Format:  "List of DaemonSet",
+})
 
 // ClusterConfig is cluster/cluster-config.json.
-func ClusterConfig() Key[clusterconfig.Config] {
-	return ClusterKey(PathClusterConfig, clusterconfig.Decode, Meta{
-		Command: "what the collector works out, most authoritative source first: `serviceCIDR` and `clusterCIDR` from `kubectl -n kube-system get configmap kubeadm-config -o jsonpath='{.data.ClusterConfiguration}'` (`networking.serviceSubnet`, `networking.podSubnet`); else `clusterCIDR` from `kubectl -n kube-system get configmap kube-proxy -o yaml` (`clusterCIDR`) and `serviceCIDR` from `kubectl get servicecidrs -o jsonpath='{.items[*].spec.cidrs}'` (Kubernetes ≥ 1.33); else both inferred as lower bounds from `default/kubernetes` and the other Service ClusterIPs, and from the nodes' podCIDRs. `kubeDNS` is `kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}'`. By hand: the values of kube-apiserver `--service-cluster-ip-range` and kube-controller-manager `--cluster-cidr`",
-		Format:  "one object `{\"serviceCIDR\", \"clusterCIDR\", \"kubeDNS\", \"sources\": {key: where it came from}}` (`evidence/clusterconfig`). A source starting with `inferred` is a lower bound; any other source, or none (a hand-written file without `sources`), is authoritative. A CIDR field may hold an IPv4 and an IPv6 range, comma-separated",
-	})
-}
+var ClusterConfig Key[clusterconfig.Config] = ClusterKey(PathClusterConfig, clusterconfig.Decode, Meta{
+	Command: "what the collector works out, most authoritative source first: `serviceCIDR` and `clusterCIDR` from `kubectl -n kube-system get configmap kubeadm-config -o jsonpath='{.data.ClusterConfiguration}'` (`networking.serviceSubnet`, `networking.podSubnet`); else `clusterCIDR` from `kubectl -n kube-system get configmap kube-proxy -o yaml` (`clusterCIDR`) and `serviceCIDR` from `kubectl get servicecidrs -o jsonpath='{.items[*].spec.cidrs}'` (Kubernetes ≥ 1.33); else both inferred as lower bounds from `default/kubernetes` and the other Service ClusterIPs, and from the nodes' podCIDRs. `kubeDNS` is `kubectl -n kube-system get service kube-dns -o jsonpath='{.spec.clusterIP}'`. By hand: the values of kube-apiserver `--service-cluster-ip-range` and kube-controller-manager `--cluster-cidr`",
+	Format:  "one object `{\"serviceCIDR\", \"clusterCIDR\", \"kubeDNS\", \"sources\": {key: where it came from}}` (`evidence/clusterconfig`). A source starting with `inferred` is a lower bound; any other source, or none (a hand-written file without `sources`), is authoritative. A CIDR field may hold an IPv4 and an IPv6 range, comma-separated",
+})

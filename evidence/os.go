@@ -44,7 +44,7 @@ func NodeKeysOf(os OS, snapshot bool) []Ref {
 // cluster lists as Linux stays Linux when its sweep failed before os.json was written
 // (nodes/<node>/sweep.err alone), so Windows probes do not judge it from cluster files.
 func NodeOS(ev Evidence, node string) OS {
-	o, err := Get(ev, node, LinuxOS())
+	o, err := Get(ev, node, LinuxOS)
 	var miss *MissingError
 	switch {
 	case err == nil && o.Kind == string(Windows):
@@ -55,7 +55,7 @@ func NodeOS(ev Evidence, node string) OS {
 	if !ev.Has(NodeFile(node, SweepErr)) {
 		return Windows
 	}
-	nodes, err := Get(ev, "", ClusterNodes())
+	nodes, err := Get(ev, "", ClusterNodes)
 	if err != nil {
 		return Windows
 	}

@@ -150,7 +150,7 @@ func shownNodes(nodes []corev1.Node) []corev1.Node {
 // pastedSelf says whether this node's object came from a pasted table, and what it does
 // not show: the layout (AKS's providerID, RKE2's labels) is then unknown.
 func (c C) pastedSelf() ([]string, bool) {
-	nodes, ok := optional(c, evidence.ClusterNodes())
+	nodes, ok := optional(c, evidence.ClusterNodes)
 	if !ok {
 		return nil, false
 	}
@@ -164,7 +164,7 @@ func (c C) layoutUnknown() bool { _, ok := c.pastedSelf(); return ok }
 
 // clusterNodes reads cluster/nodes.json and finds this node in it.
 func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
-	nodes, p, bad := need(c, evidence.ClusterNodes())
+	nodes, p, bad := need(c, evidence.ClusterNodes)
 	if bad != nil {
 		return nil, corev1.Node{}, bad
 	}

@@ -17,7 +17,7 @@ type dnsConfig struct{}
 
 func (dnsConfig) Spec() Spec {
 	return Spec{ID: "DNS-CONFIG", Layouts: allLayouts(), Title: "cluster DNS and NAT exceptions match the cluster", FM: []string{"FM-05", "FM-10"},
-		Reads: []evidence.Ref{evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeletConfig(), evidence.IPAddresses(), evidence.ClusterServices(), evidence.ClusterConfig(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.CNIConfig, evidence.Processes, evidence.WindowsServices, evidence.KubeletConfig, evidence.IPAddresses, evidence.ClusterServices, evidence.ClusterConfig, evidence.ClusterNodes}}
 }
 
 // The SDN start-kubelet.ps1 defaults (microsoft/SDN Kubernetes/windows).
@@ -67,7 +67,7 @@ func (v *verdict) summary(pass string) string {
 
 func (dnsConfig) Check(c C) Finding {
 	plan := c.addressPlan()
-	cni, cniPath, cniBad := need(c, evidence.CNIConfig())
+	cni, cniPath, cniBad := need(c, evidence.CNIConfig)
 	kdns, kdnsPath := c.kubeletDNS()
 	if cniBad != nil && kdns == nil {
 		return *cniBad
@@ -130,22 +130,22 @@ func (dnsConfig) Check(c C) Finding {
 // kubeletDNS finds the kubelet's cluster DNS: its command line (live process, else the
 // service definition) overrides its config file, as kubelet flags do.
 func (c C) kubeletDNS() ([]string, string) {
-	if procs, ok := optional(c, evidence.Processes()); ok {
+	if procs, ok := optional(c, evidence.Processes); ok {
 		if p, ok := decode.FindProcess(procs, "kubelet"); ok {
 			if v := decode.CommandFlags(string(p.CommandLine))["cluster-dns"]; v != "" {
-				return strings.Split(v, ","), c.Path(evidence.Processes())
+				return strings.Split(v, ","), c.Path(evidence.Processes)
 			}
 		}
 	}
-	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices); ok {
 		if s, ok := decode.FindService(svcs, "kubelet"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["cluster-dns"]; v != "" {
-				return strings.Split(v, ","), c.Path(evidence.WindowsServices())
+				return strings.Split(v, ","), c.Path(evidence.WindowsServices)
 			}
 		}
 	}
-	if cfg, ok := optional(c, evidence.KubeletConfig()); ok && len(cfg.ClusterDNS) > 0 {
-		return cfg.ClusterDNS, c.Path(evidence.KubeletConfig())
+	if cfg, ok := optional(c, evidence.KubeletConfig); ok && len(cfg.ClusterDNS) > 0 {
+		return cfg.ClusterDNS, c.Path(evidence.KubeletConfig)
 	}
 	return nil, ""
 }
@@ -157,7 +157,7 @@ func (c C) kubeletDNS() ([]string, string) {
 // wrong node IP never makes this probe ask for the NAT subnet in the ExceptionList.
 func (c C) mgmtSubnet() addrRange {
 	// The node's InternalIP, which a pasted node table shows too (-o wide).
-	nodes, _, bad := need(c, evidence.ClusterNodes())
+	nodes, _, bad := need(c, evidence.ClusterNodes)
 	if bad != nil {
 		return addrRange{}
 	}
@@ -169,7 +169,7 @@ func (c C) mgmtSubnet() addrRange {
 	if err != nil || !ip.Is4() {
 		return addrRange{}
 	}
-	if ips, ok := optional(c, evidence.IPAddresses()); ok {
+	if ips, ok := optional(c, evidence.IPAddresses); ok {
 		for _, a := range ips {
 			if string(a.IPAddress) != ip.String() || a.PrefixLength <= 0 || a.PrefixLength > 32 {
 				continue

@@ -23,19 +23,19 @@ type hostName struct{}
 
 func (hostName) Spec() Spec {
 	return Spec{ID: "HOST-NAME", Layouts: allLayouts(), Title: "node name fits the Windows computer name", FM: []string{"FM-12", "FM-15"},
-		Reads: []evidence.Ref{evidence.Host(), evidence.Processes(), evidence.WindowsServices(), evidence.Pods()}}
+		Reads: []evidence.Ref{evidence.Host, evidence.Processes, evidence.WindowsServices, evidence.Pods}}
 }
 
 // hostnameOverride is the --hostname-override a component runs with: on its running
 // process's command line, else in its service's command line; "" when neither shows one.
 func (c C) hostnameOverride(comp component) string {
-	procs, _ := optional(c, evidence.Processes())
+	procs, _ := optional(c, evidence.Processes)
 	if p, ok := decode.FindProcess(procs, comp.processes...); ok {
 		if v := decode.CommandFlags(string(p.CommandLine))["hostname-override"]; v != "" {
 			return v
 		}
 	}
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if s, ok := decode.FindService(svcs, comp.services...); ok {
 		return decode.CommandFlags(s.PathName + " " + s.AppParameters)["hostname-override"]
 	}
@@ -44,7 +44,7 @@ func (c C) hostnameOverride(comp component) string {
 
 func (hostName) Check(c C) Finding {
 	node := c.node
-	host, hostPath, bad := need(c, evidence.Host())
+	host, hostPath, bad := need(c, evidence.Host)
 	if bad != nil {
 		return *bad
 	}
@@ -129,7 +129,7 @@ type nodeIP struct{}
 
 func (nodeIP) Spec() Spec {
 	return Spec{ID: "NODE-IP", Layouts: allLayouts(), Title: "node InternalIP is the host's cluster address", FM: []string{"FM-33"},
-		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.IPAddresses(), evidence.KubeletLog()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes, evidence.IPAddresses, evidence.KubeletLog}}
 }
 
 // internalAdapter says why an address is not a cluster-facing one ("" if it may be).
@@ -160,7 +160,7 @@ func (nodeIP) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	ips, ipPath, bad := need(c, evidence.IPAddresses())
+	ips, ipPath, bad := need(c, evidence.IPAddresses)
 	if bad != nil {
 		return *bad
 	}
@@ -205,7 +205,7 @@ func (nodeIP) Check(c C) Finding {
 		},
 		Notes: []string{"the SDN scripts pass Get-MgmtIpAddress; sig-windows-tools takes NODE_IP",
 			"routes to this node's podCIDR on the other nodes use the InternalIP: re-check NET-ROUTES on them afterwards"}}
-	ms, _, _ := c.scanLogs(false, evidence.KubeletLog())
+	ms, _, _ := c.scanLogs(false, evidence.KubeletLog)
 	lines, paths := logSupport(c.id, ms)
 	return f.Citing(cites...).With(lines...).Citing(paths...)
 }

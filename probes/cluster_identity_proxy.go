@@ -38,14 +38,14 @@ func osHostname(h decode.Host) string {
 func (c C) componentRunsAs(comp component, hostname string) runsAs {
 	var r runsAs
 	var flags map[string]string
-	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.WindowsServices())
+	procs, _ := optional(c, evidence.Processes)
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if p, ok := decode.FindProcess(procs, comp.processes...); ok {
 		flags = decode.CommandFlags(string(p.CommandLine))
-		r.from, r.path = fmt.Sprintf("the running %s (pid %d)", p.Name, p.ProcessId), c.Path(evidence.Processes())
+		r.from, r.path = fmt.Sprintf("the running %s (pid %d)", p.Name, p.ProcessId), c.Path(evidence.Processes)
 	} else if s, ok := decode.FindService(svcs, comp.services...); ok && (s.PathName != "" || s.AppParameters != "") {
 		flags = decode.CommandFlags(s.PathName + " " + s.AppParameters)
-		r.from, r.path = "service "+s.Name+"'s command line (PathName and nssm AppParameters)", c.Path(evidence.WindowsServices())
+		r.from, r.path = "service "+s.Name+"'s command line (PathName and nssm AppParameters)", c.Path(evidence.WindowsServices)
 	} else if d, ok := c.componentPod(comp); ok {
 		args, found := podCommand(d, c.node)
 		if !found {
@@ -140,7 +140,7 @@ func (c C) proxyOverrideFix(node string) *Fix {
 			"sig-windows-tools HostProcess kube-proxy: its start.ps1 passes --hostname-override=$env:NODE_NAME, with NODE_NAME from the fieldRef spec.nodeName in kube-proxy.yml; keep that env in the DaemonSet",
 			"EKS: Start-EKSBootstrap.ps1 registers kube-proxy with --hostname-override=<EC2 private DNS name>, the kubelet's",
 		}}
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if s, ok := decode.FindService(svcs, kubeProxyComponent().services...); ok && s.AppParameters != "" {
 		params := withFlag(s.AppParameters, "hostname-override", node)
 		fix.Commands = []string{

@@ -19,7 +19,7 @@ type podImageBuild struct{}
 
 func (podImageBuild) Spec() Spec {
 	return Spec{ID: "POD-IMAGE-BUILD", Layouts: allLayouts(), Title: "pod images match the node's Windows build", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes, evidence.Pods, evidence.Events, evidence.KubeletLog}}
 }
 
 // osMismatchSigns are the runtime's words for an image built for another OS or build.
@@ -46,11 +46,11 @@ func (podImageBuild) Check(c C) Finding {
 	if !decode.IsWindows(self) {
 		return c.Skip("not a Windows node", evidence.PathNodes)
 	}
-	pods, _, bad := need(c, evidence.Pods())
+	pods, _, bad := need(c, evidence.Pods)
 	if bad != nil {
 		return *bad
 	}
-	events, note := optionalNote(c, evidence.Events())
+	events, note := optionalNote(c, evidence.Events)
 	host, hostVer, hostKnown := nodeBuild(self)
 	v := &verdict{cites: []string{evidence.PathNodes, evidence.PathPods}}
 	if note != "" {
@@ -110,7 +110,7 @@ func (podImageBuild) Check(c C) Finding {
 		f.Fix = imageBuildFix(c.id, host, hostKnown)
 	}
 	if v.status >= Warn {
-		ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
+		ms, _, _ := c.scanLogs(true, evidence.KubeletLog)
 		lines, paths := logSupport(c.id, ms)
 		f = f.With(lines...).Citing(paths...)
 	}

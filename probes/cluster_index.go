@@ -24,7 +24,7 @@ const (
 
 // podsBound is podsOn(pods, node) through the index of cluster/pods.json.
 func podsBound(ev evidence.Evidence, pods []corev1.Pod, node string) []corev1.Pod {
-	if !sameList(ev, evidence.Pods(), pods) {
+	if !sameList(ev, evidence.Pods, pods) {
 		return podsOn(pods, node)
 	}
 	idx := memoized(ev.Memo, evidence.PathPods, podsByNodeMemo, func() map[string][]corev1.Pod {
@@ -42,7 +42,7 @@ func podsBound(ev evidence.Evidence, pods []corev1.Pod, node string) []corev1.Po
 
 // findNode is decode.FindNode(nodes, name) through the index of cluster/nodes.json.
 func findNode(ev evidence.Evidence, nodes []corev1.Node, name string) (corev1.Node, error) {
-	if !sameList(ev, evidence.ClusterNodes(), nodes) {
+	if !sameList(ev, evidence.ClusterNodes, nodes) {
 		return decode.FindNode(nodes, name)
 	}
 	idx := memoized(ev.Memo, evidence.PathNodes, nodesByNameMemo, func() map[string]int {

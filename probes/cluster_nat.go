@@ -27,7 +27,7 @@ func (c C) judgeExceptions(v *verdict, cni decode.CNIConfig, plan addressPlan) {
 	if mgmt.known() {
 		v.cites = append(v.cites, evidence.PathNodes)
 		if !mgmt.inferred {
-			v.cites = append(v.cites, c.Path(evidence.IPAddresses()))
+			v.cites = append(v.cites, c.Path(evidence.IPAddresses))
 		}
 	}
 	entries := parseExceptions(v, cni.ExceptionList)

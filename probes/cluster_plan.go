@@ -41,13 +41,13 @@ type addressPlan struct {
 // hand-assembled bundle without cluster-config.json is judged the same.
 func (c C) addressPlan() addressPlan {
 	var p addressPlan
-	cfg, err := evidence.Get(c.ev, c.node, evidence.ClusterConfig())
+	cfg, err := evidence.Get(c.ev, c.node, evidence.ClusterConfig)
 	if err == nil {
 		p.cites = append(p.cites, evidence.PathClusterConfig)
 	}
 	c.swallow(evidence.PathClusterConfig, err)
-	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices())
-	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.ClusterNodes())
+	svcs, svcErr := evidence.Get(c.ev, c.node, evidence.ClusterServices)
+	nodes, nodeErr := evidence.Get(c.ev, c.node, evidence.ClusterNodes)
 	nodes = shownNodes(nodes)
 	c.swallow(evidence.PathServices, svcErr)
 	c.swallow(evidence.PathNodes, nodeErr)

@@ -18,7 +18,7 @@ type nodeReady struct{}
 
 func (nodeReady) Spec() Spec {
 	return Spec{ID: "NODE-READY", Layouts: allLayouts(), Title: "node is Ready", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes}}
 }
 
 func (nodeReady) Check(c C) Finding {

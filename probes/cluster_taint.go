@@ -18,7 +18,7 @@ type nodeTaint struct{}
 
 func (nodeTaint) Spec() Spec {
 	return Spec{ID: "NODE-TAINT", Layouts: allLayouts(), Title: "Windows taint keeps Linux pods off", FM: []string{"FM-11"},
-		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.Pods(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes, evidence.Pods, evidence.Events}}
 }
 
 // windowsTaint finds the node's Windows taint: key os or node.kubernetes.io/os, value
@@ -42,11 +42,11 @@ func (nodeTaint) Check(c C) Finding {
 	if !decode.IsWindows(self) {
 		return c.Skip("not a Windows node", evidence.PathNodes)
 	}
-	pods, _, bad := need(c, evidence.Pods())
+	pods, _, bad := need(c, evidence.Pods)
 	if bad != nil {
 		return *bad
 	}
-	events, note := optionalNote(c, evidence.Events())
+	events, note := optionalNote(c, evidence.Events)
 	cites := []string{evidence.PathNodes, evidence.PathPods}
 
 	var linux []string

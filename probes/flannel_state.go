@@ -32,8 +32,8 @@ type flannelState struct{}
 func (flannelState) Spec() Spec {
 	return Spec{ID: "FLANNEL-STATE", Layouts: []string{LayoutAnthos, LayoutKubeadmHPC},
 		Title: "flanneld runs; subnet.env and the source VIP match the node's podCIDR", FM: []string{"FM-13"},
-		Reads: []evidence.Ref{evidence.Flannel(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.Pods(),
-			evidence.HNSNetworks(), evidence.ClusterNodes(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.CNIDirs()}}
+		Reads: []evidence.Ref{evidence.Flannel, evidence.CNIConfig, evidence.Processes, evidence.WindowsServices, evidence.Pods,
+			evidence.HNSNetworks, evidence.ClusterNodes, evidence.ClusterConfig, evidence.ClusterServices, evidence.CNIDirs}}
 }
 
 // flanneldComponent: the nssm service of the SDN scripts, or the kube-flannel container of
@@ -47,7 +47,7 @@ func (flannelState) Check(c C) Finding {
 	if !ok {
 		return c.Skip("not a flannel node: "+why, layoutCites...)
 	}
-	files, fpath, bad := need(c, evidence.Flannel())
+	files, fpath, bad := need(c, evidence.Flannel)
 	if bad != nil {
 		return c.notCollected(fpath, bad)
 	}
@@ -110,36 +110,36 @@ func (flannelState) Check(c C) Finding {
 // flannelLayout says whether the node runs flannel: its CNI config delegates to it, or
 // flanneld is there as a process, a service or a kube-flannel pod.
 func (c C) flannelLayout() (string, bool, []string) {
-	cni, haveCNI := optional(c, evidence.CNIConfig())
+	cni, haveCNI := optional(c, evidence.CNIConfig)
 	if haveCNI && strings.EqualFold(cni.Type, "flannel") {
-		return fmt.Sprintf("CNI config %s is type flannel", cni.Name), true, []string{c.Path(evidence.CNIConfig())}
+		return fmt.Sprintf("CNI config %s is type flannel", cni.Name), true, []string{c.Path(evidence.CNIConfig)}
 	}
-	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.WindowsServices())
+	procs, _ := optional(c, evidence.Processes)
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if st := flanneldComponent().state(svcs, procs); st.hasProc || st.hasSvc {
-		return "flanneld is installed (process or service)", true, []string{c.Path(evidence.Processes()), c.Path(evidence.WindowsServices())}
+		return "flanneld is installed (process or service)", true, []string{c.Path(evidence.Processes), c.Path(evidence.WindowsServices)}
 	}
 	if d, ok := c.componentPod(flanneldComponent()); ok {
 		return "the kube-flannel pod " + d.name() + " is on this node", true, []string{evidence.PathPods}
 	}
 	if haveCNI {
-		return fmt.Sprintf("CNI config %s is type %s, and no flanneld runs", cni.Name, cni.Type), false, []string{c.Path(evidence.CNIConfig())}
+		return fmt.Sprintf("CNI config %s is type %s, and no flanneld runs", cni.Name, cni.Type), false, []string{c.Path(evidence.CNIConfig)}
 	}
-	return "no flannel CNI config and no flanneld", false, []string{c.Path(evidence.Processes())}
+	return "no flannel CNI config and no flanneld", false, []string{c.Path(evidence.Processes)}
 }
 
 // flanneldRuns: the flanneld process, else its service's or its DaemonSet pod's state.
 func (c C) flanneldRuns() (bool, string, string, *Fix) {
-	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.WindowsServices())
+	procs, _ := optional(c, evidence.Processes)
+	svcs, _ := optional(c, evidence.WindowsServices)
 	st := flanneldComponent().state(svcs, procs)
 	switch d, isPod := c.componentPod(flanneldComponent()); {
 	case st.hasProc:
-		return true, fmt.Sprintf("flanneld runs (pid %d)", st.proc.ProcessId), c.Path(evidence.Processes()), nil
+		return true, fmt.Sprintf("flanneld runs (pid %d)", st.proc.ProcessId), c.Path(evidence.Processes), nil
 	case st.hasSvc && st.svc.Status == "Running":
-		return true, "service " + st.svc.Name + " is Running", c.Path(evidence.WindowsServices()), nil
+		return true, "service " + st.svc.Name + " is Running", c.Path(evidence.WindowsServices), nil
 	case st.hasSvc:
-		return false, fmt.Sprintf("flanneld is not running: service %s is %s", st.svc.Name, st.svc.Status), c.Path(evidence.WindowsServices()),
+		return false, fmt.Sprintf("flanneld is not running: service %s is %s", st.svc.Name, st.svc.Status), c.Path(evidence.WindowsServices),
 			startFix(c.id, []string{st.svc.Name})
 	case isPod:
 		if up, why := d.running(); up {
@@ -148,7 +148,7 @@ func (c C) flanneldRuns() (bool, string, string, *Fix) {
 			return false, "flanneld is not running: " + d.owner() + ": " + why, evidence.PathPods, podFix(c.id, d)
 		}
 	}
-	return false, "flanneld is not running: no flanneld.exe process, no flanneld service and no kube-flannel pod on this node", c.Path(evidence.Processes()),
+	return false, "flanneld is not running: no flanneld.exe process, no flanneld service and no kube-flannel pod on this node", c.Path(evidence.Processes),
 		&Fix{ID: "start-flanneld", Title: "Start flanneld", Kind: Manual, Verify: c.id,
 			Commands: []string{
 				`[Environment]::SetEnvironmentVariable("NODE_NAME", "` + c.node + `")`,
@@ -184,7 +184,7 @@ func (c C) overlayNetwork() (bool, string) {
 	if p, ok := c.plan(); ok && p.kind != "" {
 		return p.kind == "overlay", p.source
 	}
-	nets, _ := optional(c, evidence.HNSNetworks())
+	nets, _ := optional(c, evidence.HNSNetworks)
 	for _, n := range nets {
 		if !isHostOnly(n) && n.Kind() == "overlay" {
 			return true, "HNS network " + string(n.Name)
@@ -229,7 +229,7 @@ func (c C) sourceVIPProblems(files decode.FlannelFiles, pod netip.Prefix) (fails
 // one with host-local as GetSourceVip does and setting it in its AppParameters; for a
 // HostProcess kube-proxy by stopping it, so its pod's start.ps1 reserves one on restart.
 func (c C) resetSourceVIPFix(stale []string, pod netip.Prefix) *Fix {
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	svc, isSvc := decode.FindService(svcs, kubeProxyComponent().services...)
 	isSvc = isSvc && svc.AppParameters != ""
 	network := "vxlan0"
@@ -237,7 +237,7 @@ func (c C) resetSourceVIPFix(stale []string, pod netip.Prefix) *Fix {
 		network = p.name
 	}
 	cniBin := `C:\k\cni` // helper.psm1's CNI_PATH
-	if d, ok := optional(c, evidence.CNIDirs()); ok && d.BinDir != "" {
+	if d, ok := optional(c, evidence.CNIDirs); ok && d.BinDir != "" {
 		cniBin = string(d.BinDir)
 	}
 	cmds := []string{"Remove-Item -LiteralPath " + psList(stale)}

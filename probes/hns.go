@@ -14,12 +14,12 @@ type hnsNetwork struct{}
 
 func (hnsNetwork) Spec() Spec {
 	return Spec{ID: "HNS-NETWORK", Layouts: allLayouts(), Title: "HNS pod network exists and matches podCIDR", FM: []string{"FM-01", "FM-02", "FM-16"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.ClusterNodes(),
-			evidence.NetInterfaces(), evidence.IPAddresses()}}
+		Reads: []evidence.Ref{evidence.HNSNetworks, evidence.CNIConfig, evidence.Processes, evidence.WindowsServices, evidence.KubeProxyLog, evidence.Pods, evidence.ClusterNodes,
+			evidence.NetInterfaces, evidence.IPAddresses}}
 }
 
 func (hnsNetwork) Check(c C) Finding {
-	nets, netPath, bad := need(c, evidence.HNSNetworks())
+	nets, netPath, bad := need(c, evidence.HNSNetworks)
 	if bad != nil {
 		return *bad
 	}
@@ -52,7 +52,7 @@ func (hnsNetwork) Check(c C) Finding {
 	podCIDR := self.Spec.PodCIDR
 	if net.SubnetsUnknown && len(problems) == 0 {
 		return c.Skip(fmt.Sprintf("HNS network %s (%s) exists; its subnet was not in the evidence (a pasted list view without Subnets)", net.Name, net.Type), cites...).
-			With("re-collect with: " + evidence.HNSNetworks().Meta().Command)
+			With("re-collect with: " + evidence.HNSNetworks.Meta().Command)
 	}
 	if _, calico := c.calicoNode(); calico && len(problems) == 0 {
 		return c.Pass(fmt.Sprintf("HNS network %s (%s) exists; its subnets are Calico IPAM blocks (%s), not spec.podCIDR", net.Name, net.Type, strings.Join(net.Prefixes(), ", ")), cites...).
@@ -77,7 +77,7 @@ func (hnsNetwork) Check(c C) Finding {
 	if len(problems) > 0 {
 		fix := drainFix(c.node)
 		fix.Notes = []string{"then recreate the network: re-run C:\\k\\start.ps1 (its CleanupOldNetwork removes the network and ALL containers), and uncordon"}
-		if cni, ok := optional(c, evidence.CNIConfig()); ok && isCalico(cni) {
+		if cni, ok := optional(c, evidence.CNIConfig); ok && isCalico(cni) {
 			fix.Notes = []string{"then set the adapter Calico must use (VXLAN_ADAPTER, or IP_AUTODETECTION_METHOD, in the calico-node-windows DaemonSet), remove the Calico and External networks (Get-HnsNetwork | ? Name -in 'Calico','External' | Remove-HnsNetwork) and delete the calico-node-windows pod so it recreates them; uncordon"}
 		}
 		return c.Fail(fmt.Sprintf("HNS network %s does not match the node", net.Name), cites...).
@@ -122,13 +122,13 @@ func (c C) waitCause(podCIDR string) string {
 	if podCIDR == "" {
 		return "node spec.podCIDR is empty, so the kubelet start script cannot create the network (NODE-PODCIDR: kube-controller-manager without --allocate-node-cidrs=true)"
 	}
-	svcs, _ := optional(c, evidence.WindowsServices())
-	procs, okp := optional(c, evidence.Processes())
+	svcs, _ := optional(c, evidence.WindowsServices)
+	procs, okp := optional(c, evidence.Processes)
 	if okp {
 		if st := kubeletComponent().state(svcs, procs); !st.hasProc && (!st.hasSvc || st.svc.Status != "Running") {
 			return "the kubelet is not running; start-kubelet.ps1 creates the network before starting it (SVC-KUBELET)"
 		}
-		if cni, ok := optional(c, evidence.CNIConfig()); ok && strings.EqualFold(cni.Type, "flannel") {
+		if cni, ok := optional(c, evidence.CNIConfig); ok && strings.EqualFold(cni.Type, "flannel") {
 			if _, ok := decode.FindProcess(procs, "flanneld"); !ok {
 				if s, ok := decode.FindService(svcs, "flanneld"); !ok || s.Status != "Running" {
 					return "flanneld is not running; with flannel it creates the network"

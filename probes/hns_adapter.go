@@ -26,16 +26,16 @@ const sdnAdapterPattern = "vEthernet (Ethernet"
 // sdnScripts says whether the node runs the SDN scripts' kubelet: helper.psm1
 // Kubelet-Options gives it --cni-conf-dir="c:\k\cni\config", which no other layout uses.
 func (c C) sdnScripts() (string, bool) {
-	procs, _ := optional(c, evidence.Processes())
+	procs, _ := optional(c, evidence.Processes)
 	for _, p := range procs {
 		if strings.Contains(strings.ToLower(string(p.CommandLine)), `\k\cni\config`) {
-			return c.Path(evidence.Processes()), true
+			return c.Path(evidence.Processes), true
 		}
 	}
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	for _, s := range svcs {
 		if strings.Contains(strings.ToLower(s.PathName+" "+s.AppParameters), `\k\cni\config`) {
-			return c.Path(evidence.WindowsServices()), true
+			return c.Path(evidence.WindowsServices), true
 		}
 	}
 	return "", false
@@ -50,7 +50,7 @@ func (c C) adapterHint(nodeIP string) (string, []string) {
 	if !ok {
 		return "", nil
 	}
-	ni, ok := optional(c, evidence.NetInterfaces())
+	ni, ok := optional(c, evidence.NetInterfaces)
 	if !ok {
 		return "", nil
 	}
@@ -64,15 +64,15 @@ func (c C) adapterHint(nodeIP string) (string, []string) {
 			names = append(names, string(a.Name))
 		}
 	}
-	cites := []string{src, c.Path(evidence.NetInterfaces())}
+	cites := []string{src, c.Path(evidence.NetInterfaces)}
 	// The adapter to name: the one holding the node's IP (ip-addresses.json), else the
 	// only physical adapter that is up.
 	alias := ""
-	if ips, ok := optional(c, evidence.IPAddresses()); ok && nodeIP != "" {
+	if ips, ok := optional(c, evidence.IPAddresses); ok && nodeIP != "" {
 		for _, ip := range ips {
 			if string(ip.IPAddress) == nodeIP {
 				alias = string(ip.InterfaceAlias)
-				cites = append(cites, c.Path(evidence.IPAddresses()))
+				cites = append(cites, c.Path(evidence.IPAddresses))
 			}
 		}
 	}

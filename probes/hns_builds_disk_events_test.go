@@ -159,7 +159,7 @@ func TestSignatureWordings(t *testing.T) {
 	}
 	ev := clEv(map[string]string{"nodes/win-1/kubelet.log": `E0308 perfcounter_nodestats.go:151] "Unable to get Processor Information" err="0x803b0010"` + "\r\n"})
 	ev.Memo = evidence.NewMemo()
-	ms, read, ignored := C{id: "LOG-SIGNATURES", node: "win-1", ev: ev}.scanLogs(false, evidence.KubeletLog())
+	ms, read, ignored := C{id: "LOG-SIGNATURES", node: "win-1", ev: ev}.scanLogs(false, evidence.KubeletLog)
 	if len(ms) != 0 || ignored != 1 || len(read) != 1 {
 		t.Errorf("noise: %d matches, %d ignored, read %v", len(ms), ignored, read)
 	}

@@ -35,19 +35,19 @@ type hnsEndpoints struct{}
 func (hnsEndpoints) Spec() Spec {
 	return Spec{ID: "HNS-ENDPOINTS", Title: "local HNS endpoints belong to this node's pods: none leaked, stuck in removal or duplicated",
 		FM: []string{"FM-14"},
-		Reads: []evidence.Ref{evidence.HNSEndpoints(), evidence.Pods(), evidence.HNSNetworks(), evidence.IPAddresses(),
-			evidence.Processes(), evidence.WindowsServices(), evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.HNSEndpoints, evidence.Pods, evidence.HNSNetworks, evidence.IPAddresses,
+			evidence.Processes, evidence.WindowsServices, evidence.KubeletLog, evidence.KubeProxyLog, evidence.Events}}
 }
 
 // orphan is an endpoint the fix may remove: its ID, address and why.
 type orphan struct{ id, ip, why string }
 
 func (hnsEndpoints) Check(c C) Finding {
-	eps, epPath, bad := need(c, evidence.HNSEndpoints())
+	eps, epPath, bad := need(c, evidence.HNSEndpoints)
 	if bad != nil {
 		return c.notCollected(epPath, bad)
 	}
-	pods, podPath, bad := need(c, evidence.Pods())
+	pods, podPath, bad := need(c, evidence.Pods)
 	if bad != nil {
 		return *bad
 	}
@@ -131,7 +131,7 @@ func (hnsEndpoints) Check(c C) Finding {
 	if len(orphans) > 0 {
 		f = f.WithFix(removeEndpointsFix(c.id, orphans))
 	}
-	ms, _, _ := c.scanLogs(true, evidence.KubeletLog(), evidence.KubeProxyLog())
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog, evidence.KubeProxyLog)
 	lines, paths := logSupport(c.id, ms)
 	return f.With(lines...).Citing(paths...)
 }
@@ -150,11 +150,11 @@ func (c C) notCollected(path string, bad *Finding) Finding {
 func (c C) nodeOwnAddresses() (map[string]string, []string) {
 	own := map[string]string{}
 	var cites []string
-	if ips, ok := optional(c, evidence.IPAddresses()); ok {
+	if ips, ok := optional(c, evidence.IPAddresses); ok {
 		for _, a := range ips {
 			own[string(a.IPAddress)] = "address of " + string(a.InterfaceAlias)
 		}
-		cites = append(cites, c.Path(evidence.IPAddresses()))
+		cites = append(cites, c.Path(evidence.IPAddresses))
 	}
 	if vip, src := c.sourceVIP(); vip != "" {
 		own[vip] = "kube-proxy's source VIP"
@@ -170,7 +170,7 @@ func (c C) sourceVIPHidden() bool {
 	if v, _ := c.sourceVIP(); v != "" {
 		return false
 	}
-	ps, psOK := optional(c, evidence.Processes())
+	ps, psOK := optional(c, evidence.Processes)
 	if psOK {
 		if _, ok := decode.FindProcess(ps, "kube-proxy.exe"); ok {
 			return false
@@ -178,7 +178,7 @@ func (c C) sourceVIPHidden() bool {
 	}
 	// Without a process list (another collector's bundle), a service list that does not
 	// show kube-proxy's command line cannot tell its source VIP either.
-	ss, ok := optional(c, evidence.WindowsServices())
+	ss, ok := optional(c, evidence.WindowsServices)
 	if !ok {
 		return !psOK
 	}
@@ -193,21 +193,21 @@ func (c C) sourceVIPHidden() bool {
 // AppParameters of its service when it is stopped), or the SOURCE_VIP variable the flannel
 // scripts hand it through nssm (sig-windows-tools kube-proxy start script).
 func (c C) sourceVIP() (string, string) {
-	if ps, ok := optional(c, evidence.Processes()); ok {
+	if ps, ok := optional(c, evidence.Processes); ok {
 		if p, ok := decode.FindProcess(ps, "kube-proxy.exe"); ok {
 			if v := decode.CommandFlags(string(p.CommandLine))["source-vip"]; v != "" {
-				return v, c.Path(evidence.Processes())
+				return v, c.Path(evidence.Processes)
 			}
 		}
 	}
-	if ss, ok := optional(c, evidence.WindowsServices()); ok {
+	if ss, ok := optional(c, evidence.WindowsServices); ok {
 		if s, ok := decode.FindService(ss, "kube-proxy", "kubeproxy"); ok {
 			if v := decode.CommandFlags(s.AppParameters)["source-vip"]; v != "" {
-				return v, c.Path(evidence.WindowsServices())
+				return v, c.Path(evidence.WindowsServices)
 			}
 			for _, kv := range s.AppEnvironmentExtra {
 				if v, ok := strings.CutPrefix(kv, "SOURCE_VIP="); ok {
-					return v, c.Path(evidence.WindowsServices())
+					return v, c.Path(evidence.WindowsServices)
 				}
 			}
 		}
@@ -218,7 +218,7 @@ func (c C) sourceVIP() (string, string) {
 // hostOnlyNetworks names the networks (lower case) whose endpoints are not pods'.
 func (c C) hostOnlyNetworks() map[string]bool {
 	out := map[string]bool{}
-	nets, ok := optional(c, evidence.HNSNetworks())
+	nets, ok := optional(c, evidence.HNSNetworks)
 	if !ok {
 		return out
 	}

@@ -23,7 +23,7 @@ type hnsEvents struct{}
 
 func (hnsEvents) Spec() Spec {
 	return Spec{ID: "HNS-EVENTS", Title: "no HNS crash and no HCS create/start failure in the event logs",
-		FM: []string{"FM-18"}, Reads: []evidence.Ref{evidence.EventsSCM(), evidence.EventsHNS()}}
+		FM: []string{"FM-18"}, Reads: []evidence.Ref{evidence.EventsSCM, evidence.EventsHNS}}
 }
 
 // hresults explains the HCS codes seen in event messages, by lower-case hex: the
@@ -66,7 +66,7 @@ func hcsFailure(e decode.WinEvent) bool {
 }
 
 func (hnsEvents) Check(c C) Finding {
-	scm, scmPath, bad := need(c, evidence.EventsSCM())
+	scm, scmPath, bad := need(c, evidence.EventsSCM)
 	if bad != nil {
 		return c.notCollected(scmPath, bad)
 	}
@@ -77,7 +77,7 @@ func (hnsEvents) Check(c C) Finding {
 			crashes = append(crashes, fmt.Sprintf("%s event %d: %s", e.TimeCreated, e.Id, firstLine(string(e.Message))))
 		}
 	}
-	hns, hnsPath, missing := need(c, evidence.EventsHNS())
+	hns, hnsPath, missing := need(c, evidence.EventsHNS)
 	var hcs []string
 	hresultRe := regexp.MustCompile(`0[xX][0-9a-fA-F]{8}`)
 	if missing == nil {

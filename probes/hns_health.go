@@ -40,11 +40,11 @@ const (
 
 func (hnsHealth) Spec() Spec {
 	return Spec{ID: "HNS-HEALTH", Layouts: allLayouts(), Title: "the Host Network Service runs and is not deadlocked (its thread count)",
-		FM: []string{"FM-18"}, Reads: []evidence.Ref{evidence.HNSHealth(), evidence.WindowsServices()}}
+		FM: []string{"FM-18"}, Reads: []evidence.Ref{evidence.HNSHealth, evidence.WindowsServices}}
 }
 
 func (hnsHealth) Check(c C) Finding {
-	h, path, bad := need(c, evidence.HNSHealth())
+	h, path, bad := need(c, evidence.HNSHealth)
 	if bad != nil {
 		if why := c.ev.CollectError(path); strings.Contains(why, "hns service is not installed") {
 			return c.Fail("the Host Network Service (hns) is not installed", path).
@@ -90,7 +90,7 @@ func (hnsHealth) Check(c C) Finding {
 // service; a HostProcess kube-proxy is left to its pod.
 func restartHNSFix(c C, h decode.HNSHealth) *Fix {
 	kp := ""
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	for _, name := range kubeProxyComponent().services {
 		if s, ok := decode.FindService(svcs, name); ok {
 			kp = s.Name

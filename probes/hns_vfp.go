@@ -26,11 +26,11 @@ type hnsVFPPorts struct{}
 
 func (hnsVFPPorts) Spec() Spec {
 	return Spec{ID: "HNS-VFP-PORTS", Layouts: allLayouts(), Title: "no local HNS endpoint's VFP port is blocked",
-		FM: []string{"FM-21"}, Reads: []evidence.Ref{evidence.VFPPorts(), evidence.Pods(), evidence.IPAddresses()}}
+		FM: []string{"FM-21"}, Reads: []evidence.Ref{evidence.VFPPorts, evidence.Pods, evidence.IPAddresses}}
 }
 
 func (hnsVFPPorts) Check(c C) Finding {
-	v, path, bad := need(c, evidence.VFPPorts())
+	v, path, bad := need(c, evidence.VFPPorts)
 	if bad != nil {
 		if why := c.ev.CollectError(path); strings.Contains(why, "vfpctrl.exe is not on this node") {
 			return c.Skip("vfpctrl.exe is not on this node: the VFP port state cannot be read", path).
@@ -40,7 +40,7 @@ func (hnsVFPPorts) Check(c C) Finding {
 	}
 	cites := []string{path}
 	owners := map[string]corev1.Pod{} // pod IP -> pod on this node
-	if pods, ok := optional(c, evidence.Pods()); ok {
+	if pods, ok := optional(c, evidence.Pods); ok {
 		cites = append(cites, evidence.PathPods)
 		for _, p := range podsBound(c.ev, pods, c.node) {
 			for _, ip := range p.Status.PodIPs {
@@ -49,7 +49,7 @@ func (hnsVFPPorts) Check(c C) Finding {
 		}
 	}
 	own := map[string]bool{} // the node's addresses: the l2bridge host vNIC's endpoint holds one
-	if ips, ok := optional(c, evidence.IPAddresses()); ok {
+	if ips, ok := optional(c, evidence.IPAddresses); ok {
 		for _, ip := range ips {
 			own[string(ip.IPAddress)] = true
 		}

@@ -37,7 +37,7 @@ type hostAV struct{}
 
 func (hostAV) Spec() Spec {
 	return Spec{ID: "HOST-AV", Layouts: allLayouts(), Title: "Defender, BitLocker's write policy and the container registry values do not get in the containers' way",
-		FM: []string{"FM-30"}, Reads: []evidence.Ref{evidence.Defender()}}
+		FM: []string{"FM-30"}, Reads: []evidence.Ref{evidence.Defender}}
 }
 
 // avRuntimeDirs are the folders of the runtimes, the kubelet and the CNI plugins on the
@@ -62,7 +62,7 @@ func agentBakerExclusions() []string {
 }
 
 func (hostAV) Check(c C) Finding {
-	d, path, bad := need(c, evidence.Defender())
+	d, path, bad := need(c, evidence.Defender)
 	if bad != nil {
 		return c.notCollected(path, bad)
 	}

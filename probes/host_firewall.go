@@ -31,11 +31,11 @@ const kubeletPort = 10250
 
 func (hostFirewall) Spec() Spec {
 	return Spec{ID: "HOST-FIREWALL", Layouts: allLayouts(), Title: "the Windows Firewall lets the API server reach the kubelet on TCP 10250",
-		FM: []string{"FM-26"}, Reads: []evidence.Ref{evidence.Firewall(), evidence.IPAddresses(), evidence.ClusterNodes()}}
+		FM: []string{"FM-26"}, Reads: []evidence.Ref{evidence.Firewall, evidence.IPAddresses, evidence.ClusterNodes}}
 }
 
 func (hostFirewall) Check(c C) Finding {
-	fw, p, bad := need(c, evidence.Firewall())
+	fw, p, bad := need(c, evidence.Firewall)
 	if bad != nil {
 		return c.notCollected(p, bad)
 	}
@@ -43,7 +43,7 @@ func (hostFirewall) Check(c C) Finding {
 	// is the one that applies (other interfaces, HNS's internal vNICs among them, may sit
 	// in another profile).
 	addr := ""
-	if nodes, ok := optional(c, evidence.ClusterNodes()); ok {
+	if nodes, ok := optional(c, evidence.ClusterNodes); ok {
 		if self, err := findNode(c.ev, nodes, c.node); err == nil && decode.UnknownFields(self) == nil { // a pasted table shows no address to trust
 			addr = decode.NodeAddress(self, corev1.NodeInternalIP)
 		}
@@ -88,13 +88,13 @@ func (c C) interfaceOf(addr string) (string, []string) {
 	if addr == "" {
 		return "", nil
 	}
-	ips, ok := optional(c, evidence.IPAddresses())
+	ips, ok := optional(c, evidence.IPAddresses)
 	if !ok {
 		return "", nil
 	}
 	for _, a := range ips {
 		if string(a.IPAddress) == addr {
-			return string(a.InterfaceAlias), []string{c.Path(evidence.IPAddresses())}
+			return string(a.InterfaceAlias), []string{c.Path(evidence.IPAddresses)}
 		}
 	}
 	return "", nil

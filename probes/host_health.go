@@ -21,8 +21,8 @@ type knownBadBuilds struct{}
 
 func (knownBadBuilds) Spec() Spec {
 	return Spec{ID: "HOST-KNOWN-BUILD", Title: "the host's cumulative update is not one reported to break container networking",
-		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(),
-			evidence.HNSNetworks(), evidence.Pods()}} // pods: Calico's node pods tell the layout without a CNI config
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host, evidence.CNIConfig, evidence.Processes, evidence.WindowsServices,
+			evidence.HNSNetworks, evidence.Pods}} // pods: Calico's node pods tell the layout without a CNI config
 }
 
 func (knownBadBuilds) Check(c C) Finding {
@@ -59,12 +59,12 @@ func (c C) reportedLayout(b knownBadUpdate) (layout, source string, named bool) 
 	if calico {
 		return "Calico", src, slices.Contains(b.Layouts, "Calico")
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok {
+	if cni, ok := optional(c, evidence.CNIConfig); ok {
 		name := cni.Type
 		if cni.Delegate != "" {
 			name += " (" + cni.Delegate + ")"
 		}
-		return name, c.Path(evidence.CNIConfig()), false
+		return name, c.Path(evidence.CNIConfig), false
 	}
 	if name, src := c.kubeProxyNetwork(); name != "" {
 		return "the network " + name, src, false
@@ -98,7 +98,7 @@ const minBuild = osversion.LTSC2019
 
 func (hostPrereq) Spec() Spec {
 	return Spec{ID: "HOST-PREREQ", Title: "the host runs Windows Server 2019 or later with the Containers feature enabled",
-		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host()}}
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host}}
 }
 
 func (hostPrereq) Check(c C) Finding {
@@ -176,11 +176,11 @@ const (
 
 func (hostDisk) Spec() Spec {
 	return Spec{ID: "HOST-DISK", Title: "the system volume has more free space than the kubelet's eviction thresholds",
-		FM: []string{"FM-28"}, Reads: []evidence.Ref{evidence.Disk(), evidence.Resources()}}
+		FM: []string{"FM-28"}, Reads: []evidence.Ref{evidence.Disk, evidence.Resources}}
 }
 
 func (hostDisk) Check(c C) Finding {
-	disks, p, bad := need(c, evidence.Disk())
+	disks, p, bad := need(c, evidence.Disk)
 	if bad != nil {
 		return c.notCollected(p, bad)
 	}
@@ -195,13 +195,13 @@ func (hostDisk) Check(c C) Finding {
 		facts := fmt.Sprintf("C: %.1f GiB free of %.1f GiB (%.0f%%)", gib(int64(d.FreeSpace)), gib(int64(d.Size)), pct)
 		fix := diskFix(c.id)
 		cites := []string{p}
-		if r, ok := optional(c, evidence.Resources()); ok && r.ImageFSUsedBytes > 0 {
+		if r, ok := optional(c, evidence.Resources); ok && r.ImageFSUsedBytes > 0 {
 			used := int64(d.Size) - int64(d.FreeSpace)
 			facts += fmt.Sprintf("; images and their snapshots take %.1f GiB (crictl imagefsinfo)", gib(int64(r.ImageFSUsedBytes)))
 			if used > 0 && int64(r.ImageFSUsedBytes)*2 > used {
 				facts += ", more than half of what is used"
 			}
-			cites = append(cites, c.Path(evidence.Resources()))
+			cites = append(cites, c.Path(evidence.Resources))
 		}
 		switch {
 		case pct < diskEvictPct:
@@ -232,7 +232,7 @@ func diskFix(verify string) *Fix {
 // hostBuild reads host.json and its build number, or says why it cannot: the file's own
 // finding, or a skip when CurrentBuild is unreadable.
 func hostBuild(c C) (host decode.Host, build uint16, path string, bad *Finding) {
-	host, path, bad = need(c, evidence.Host())
+	host, path, bad = need(c, evidence.Host)
 	if bad != nil {
 		return host, 0, path, bad
 	}

@@ -36,8 +36,8 @@ type hostProxy struct{}
 
 func (hostProxy) Spec() Spec {
 	return Spec{ID: "HOST-PROXY", Title: "the container runtime gets the node's proxy, and NO_PROXY spares the cluster's addresses",
-		FM: []string{"FM-31"}, Reads: []evidence.Ref{evidence.Proxy(), evidence.WindowsServices(), evidence.ClusterNodes(),
-			evidence.ClusterConfig(), evidence.ClusterServices(), evidence.Pods(), evidence.Events(), evidence.KubeletLog()}}
+		FM: []string{"FM-31"}, Reads: []evidence.Ref{evidence.Proxy, evidence.WindowsServices, evidence.ClusterNodes,
+			evidence.ClusterConfig, evidence.ClusterServices, evidence.Pods, evidence.Events, evidence.KubeletLog}}
 }
 
 // consumer is one program whose environment the probe works out.
@@ -48,7 +48,7 @@ type consumer struct {
 }
 
 func (hostProxy) Check(c C) Finding {
-	p, path, bad := need(c, evidence.Proxy())
+	p, path, bad := need(c, evidence.Proxy)
 	if bad != nil {
 		return c.notCollected(path, bad)
 	}
@@ -56,7 +56,7 @@ func (hostProxy) Check(c C) Finding {
 	machine := p.MachineSettings()
 	consumers, sources, svcCited := proxyConsumers(c, p, machine)
 	if svcCited {
-		cites = append(cites, c.Path(evidence.WindowsServices()))
+		cites = append(cites, c.Path(evidence.WindowsServices))
 	}
 	var runtimes, missing []string
 	for _, k := range consumers {
@@ -138,7 +138,7 @@ func (hostProxy) Check(c C) Finding {
 // proxyConsumers works out each runtime and kubelet service's environment and where a
 // proxy is configured. svcCited tells whether services.json (nssm's variables) was read.
 func proxyConsumers(c C, p decode.Proxy, machine decode.ProxySettings) (out []consumer, sources []string, svcCited bool) {
-	svcs, svcOK := optional(c, evidence.WindowsServices())
+	svcs, svcOK := optional(c, evidence.WindowsServices)
 	if machine.Set() {
 		sources = append(sources, "machine-level variables "+machine.Proxy())
 	}

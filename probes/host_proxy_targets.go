@@ -28,9 +28,9 @@ func proxyTargets(c C, p decode.Proxy) ([]proxyTarget, []string) {
 			out = append(out, proxyTarget{"the API server " + u.Host, u.Host, u.Hostname()})
 		}
 	}
-	cfg, cfgOK := optional(c, evidence.ClusterConfig())
+	cfg, cfgOK := optional(c, evidence.ClusterConfig)
 	svcIP := ""
-	if svcs, ok := optional(c, evidence.ClusterServices()); ok {
+	if svcs, ok := optional(c, evidence.ClusterServices); ok {
 		for _, s := range svcs {
 			if s.Namespace == "default" && s.Name == "kubernetes" && s.Spec.ClusterIP != "" {
 				svcIP = s.Spec.ClusterIP
@@ -59,7 +59,7 @@ func proxyTargets(c C, p decode.Proxy) ([]proxyTarget, []string) {
 	}
 	out = append(out, proxyTarget{"in-cluster names (.svc)", "kubernetes.default.svc", ".svc"},
 		proxyTarget{"in-cluster names (.cluster.local)", "kubernetes.default.svc.cluster.local", ".cluster.local"})
-	if nodes, ok := optional(c, evidence.ClusterNodes()); ok {
+	if nodes, ok := optional(c, evidence.ClusterNodes); ok {
 		for _, n := range shownNodes(nodes) {
 			if n.Name == c.node {
 				if ip := decode.NodeAddress(n, corev1.NodeInternalIP); ip != "" {
@@ -104,8 +104,8 @@ func isPullNetworkError(s string) bool {
 // pullFailures are this node's image pulls that failed on the network: the events of its
 // pods and the kubelet's log lines.
 func pullFailures(c C) (seen, cites []string) {
-	if pods, ok := optional(c, evidence.Pods()); ok {
-		events, _ := optional(c, evidence.Events())
+	if pods, ok := optional(c, evidence.Pods); ok {
+		events, _ := optional(c, evidence.Events)
 		for _, pod := range podsBound(c.ev, pods, c.node) {
 			for _, e := range eventsAbout(events, pod) {
 				if isPullNetworkError(e.Message) {
@@ -115,13 +115,13 @@ func pullFailures(c C) (seen, cites []string) {
 			}
 		}
 	}
-	if log, ok := optional(c, evidence.KubeletLog()); ok {
+	if log, ok := optional(c, evidence.KubeletLog); ok {
 		sc := bufio.NewScanner(bytes.NewReader(log))
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
 			if isPullNetworkError(sc.Text()) {
 				seen = append(seen, "kubelet.log: "+strings.TrimSpace(sc.Text()))
-				cites = append(cites, c.Path(evidence.KubeletLog()))
+				cites = append(cites, c.Path(evidence.KubeletLog))
 			}
 		}
 	}

@@ -33,11 +33,11 @@ const (
 
 func (hostResources) Spec() Spec {
 	return Spec{ID: "HOST-RESOURCES", Title: "TCP dynamic ports and memory commit have headroom",
-		FM: []string{"FM-19", "FM-28"}, Reads: []evidence.Ref{evidence.Resources()}}
+		FM: []string{"FM-19", "FM-28"}, Reads: []evidence.Ref{evidence.Resources}}
 }
 
 func (hostResources) Check(c C) Finding {
-	r, p, bad := need(c, evidence.Resources())
+	r, p, bad := need(c, evidence.Resources)
 	if bad != nil {
 		return c.notCollected(p, bad)
 	}

@@ -23,7 +23,7 @@ type imageLayers struct{}
 func (imageLayers) Spec() Spec {
 	return Spec{ID: "IMG-LAYERS", Layouts: allLayouts(), Title: "no image layer the runtime failed to unpack or found corrupt",
 		FM:    []string{"FM-29"},
-		Reads: []evidence.Ref{evidence.LogRuntime(), evidence.KubeletLog(), evidence.Events(), evidence.Pods(), evidence.WindowsServices(), evidence.Processes()}}
+		Reads: []evidence.Ref{evidence.LogRuntime, evidence.KubeletLog, evidence.Events, evidence.Pods, evidence.WindowsServices, evidence.Processes}}
 }
 
 // imageRef finds the image a line names: `image "<ref>"` as the kubelet's and
@@ -32,9 +32,9 @@ func (imageLayers) Spec() Spec {
 const imageRefPattern = `image \\{0,3}"([^"\\\s]+)`
 
 func (imageLayers) Check(c C) Finding {
-	ms, read, _ := c.scanLogs(true, evidence.LogRuntime(), evidence.KubeletLog())
+	ms, read, _ := c.scanLogs(true, evidence.LogRuntime, evidence.KubeletLog)
 	if len(read) == 0 {
-		return c.Skip("no runtime log, kubelet log or events to read", c.Path(evidence.LogRuntime()), c.Path(evidence.KubeletLog()))
+		return c.Skip("no runtime log, kubelet log or events to read", c.Path(evidence.LogRuntime), c.Path(evidence.KubeletLog))
 	}
 	var hits []logMatch
 	for _, m := range ms {
@@ -80,11 +80,11 @@ func (imageLayers) Check(c C) Finding {
 // eventImages are the images of the pod containers that the matching Failed events are
 // about (involvedObject spec.containers{name}).
 func (c C) eventImages(hits []logMatch) []string {
-	evs, ok := optional(c, evidence.Events())
+	evs, ok := optional(c, evidence.Events)
 	if !ok {
 		return nil
 	}
-	pods, _ := optional(c, evidence.Pods())
+	pods, _ := optional(c, evidence.Pods)
 	var out []string
 	for _, e := range evs {
 		if e.Source.Host != c.node && e.ReportingInstance != c.node {
@@ -123,8 +123,8 @@ func containerImage(pods []corev1.Pod, o corev1.ObjectReference) (string, bool) 
 // relayerFix is the manual remedy: remove the image (its content and snapshots go with
 // it once nothing uses them) and pull it again, with the runtime's own client.
 func relayerFix(c C, images []string, layerchain bool) *Fix {
-	svcs, _ := optional(c, evidence.WindowsServices())
-	procs, _ := optional(c, evidence.Processes())
+	svcs, _ := optional(c, evidence.WindowsServices)
+	procs, _ := optional(c, evidence.Processes)
 	_, dockerSvc := decode.FindService(svcs, "docker")
 	_, dockerProc := decode.FindProcess(procs, "dockerd")
 	rmi, pull := "crictl rmi", "crictl pull"

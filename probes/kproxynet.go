@@ -13,19 +13,19 @@ type kubeProxyNetwork struct{}
 
 func (kubeProxyNetwork) Spec() Spec {
 	return Spec{ID: "HNS-KPROXY-NET", Layouts: layoutsExcept(LayoutAntrea, LayoutEKS, LayoutWMCO, LayoutEKSBridge), Title: "kube-proxy uses an existing HNS network", FM: []string{"FM-06"},
-		Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.CNIConfig(),
-			evidence.ClusterNodes()}} // the podCIDR, for the network plan without a CNI config (netplan.go)
+		Reads: []evidence.Ref{evidence.HNSNetworks, evidence.Processes, evidence.WindowsServices, evidence.KubeProxyLog, evidence.Pods, evidence.CNIConfig,
+			evidence.ClusterNodes}} // the podCIDR, for the network plan without a CNI config (netplan.go)
 }
 
 func (kubeProxyNetwork) Check(c C) Finding {
-	nets, netPath, bad := need(c, evidence.HNSNetworks())
+	nets, netPath, bad := need(c, evidence.HNSNetworks)
 	if bad != nil {
 		return *bad
 	}
 	name, src := c.kubeProxyNetwork()
 	if name == "" {
 		if _, antrea := c.antreaProxies(); antrea {
-			if procs, ok := optional(c, evidence.Processes()); ok {
+			if procs, ok := optional(c, evidence.Processes); ok {
 				if _, running := decode.FindProcess(procs, "kube-proxy"); !running {
 					return c.Skip("no kube-proxy on this Antrea node (AntreaProxy does its work): no HNS network name to check", netPath)
 				}
@@ -57,7 +57,7 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	if target != "" {
 		f.Fix = kubeProxyNetworkFix(c, c.id, target)
 	}
-	ms, _, _ := c.scanLogs(false, evidence.KubeProxyLog())
+	ms, _, _ := c.scanLogs(false, evidence.KubeProxyLog)
 	lines, paths := logSupport(c.id, ms)
 	return f.With(lines...).Citing(paths...)
 }
@@ -74,7 +74,7 @@ func kubeProxyNetworkFix(c C, verify, network string) *Fix {
 			Verify:   verify,
 		}
 	}
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 		return &Fix{
 			ID: "kube-proxy-network", Title: fmt.Sprintf("Point kube-proxy at HNS network %s and restart it", network),

@@ -32,8 +32,8 @@ const hostResolvSince = 27
 
 func (kubeletResolv) Spec() Spec {
 	return Spec{ID: "KUBELET-RESOLV", Layouts: layoutsExcept(LayoutWMCO), Title: `kubelet resolvConf is "" (or "Host"), not a file Windows lacks`, FM: []string{"FM-24"},
-		Reads: []evidence.Ref{evidence.Processes(), evidence.WindowsServices(), evidence.KubeletConfig(), evidence.ClusterNodes(), evidence.Pods(),
-			evidence.KubeletLog(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.Processes, evidence.WindowsServices, evidence.KubeletConfig, evidence.ClusterNodes, evidence.Pods,
+			evidence.KubeletLog, evidence.Events}}
 }
 
 // resolvSetting is the kubelet's effective resolvConf and where it was read.
@@ -50,9 +50,9 @@ type resolvSetting struct {
 // kubeletResolvConf: the command line (live process, else the service definition)
 // overrides the config file, as kubelet flags do; with neither, the default.
 func (c C) kubeletResolvConf() (resolvSetting, bool) {
-	procs, _ := optional(c, evidence.Processes())
-	svcs, _ := optional(c, evidence.WindowsServices())
-	cfg, haveCfg := optional(c, evidence.KubeletConfig())
+	procs, _ := optional(c, evidence.Processes)
+	svcs, _ := optional(c, evidence.WindowsServices)
+	cfg, haveCfg := optional(c, evidence.KubeletConfig)
 	p, haveProc := decode.FindProcess(procs, "kubelet")
 	s, haveSvc := decode.FindService(svcs, "kubelet")
 	// A service that starts a wrapper (AKS: nssm.exe running kubeletstart.ps1) does not
@@ -60,11 +60,11 @@ func (c C) kubeletResolvConf() (resolvSetting, bool) {
 	haveSvc = haveSvc && strings.Contains(strings.ToLower(s.PathName+" "+s.AppParameters), "kubelet.exe")
 	if haveProc {
 		if v, ok := decode.CommandFlags(string(p.CommandLine))["resolv-conf"]; ok {
-			return resolvSetting{value: v, source: c.Path(evidence.Processes()) + " (kubelet --resolv-conf)"}, true
+			return resolvSetting{value: v, source: c.Path(evidence.Processes) + " (kubelet --resolv-conf)"}, true
 		}
 	} else if haveSvc {
 		if v, ok := decode.CommandFlags(s.PathName + " " + s.AppParameters)["resolv-conf"]; ok {
-			return resolvSetting{value: v, source: c.Path(evidence.WindowsServices()) + " (kubelet service --resolv-conf)"}, true
+			return resolvSetting{value: v, source: c.Path(evidence.WindowsServices) + " (kubelet service --resolv-conf)"}, true
 		}
 	}
 	cmdline := string(p.CommandLine)
@@ -75,14 +75,14 @@ func (c C) kubeletResolvConf() (resolvSetting, bool) {
 		return resolvSetting{configFile: file, source: "kubelet --config=" + file}, true
 	}
 	if haveCfg && cfg.ResolvConf != nil {
-		return resolvSetting{value: *cfg.ResolvConf, source: c.Path(evidence.KubeletConfig()) + " (resolvConf)"}, true
+		return resolvSetting{value: *cfg.ResolvConf, source: c.Path(evidence.KubeletConfig) + " (resolvConf)"}, true
 	}
 	if !haveProc && !haveSvc {
 		return resolvSetting{}, false // the kubelet's command line is unknown: a flag may set it (AKS's kubeletstart.ps1 passes --resolv-conf="")
 	}
-	src := c.Path(evidence.Processes())
+	src := c.Path(evidence.Processes)
 	if !haveProc {
-		src = c.Path(evidence.WindowsServices())
+		src = c.Path(evidence.WindowsServices)
 	}
 	return resolvSetting{value: "/etc/resolv.conf", source: src + " (no --resolv-conf, no resolvConf: the default)", defaulted: true}, true
 }
@@ -91,19 +91,19 @@ func (kubeletResolv) Check(c C) Finding {
 	set, ok := c.kubeletResolvConf()
 	if !ok {
 		return c.Skip("the kubelet's command line is not in the evidence (no kubelet process, no service that runs kubelet.exe with its flags)",
-			c.Path(evidence.Processes()), c.Path(evidence.WindowsServices()))
+			c.Path(evidence.Processes), c.Path(evidence.WindowsServices))
 	}
 	cite := strings.SplitN(set.source, " ", 2)[0]
 	minor, version := c.kubeletMinor()
-	ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog)
 	lines, logPaths := logSupport(c.id, ms)
 	if set.configFile != "" && len(lines) > 0 {
-		return c.Fail("the kubelet cannot read the resolvConf its --config file "+set.configFile+" names: pod sandboxes fail", append([]string{c.Path(evidence.Processes())}, logPaths...)...).
+		return c.Fail("the kubelet cannot read the resolvConf its --config file "+set.configFile+" names: pod sandboxes fail", append([]string{c.Path(evidence.Processes)}, logPaths...)...).
 			With(lines...).WithFix(resolvFix(c.id, set))
 	}
 	if set.configFile != "" {
 		return c.Skip("the kubelet reads resolvConf from its --config file "+set.configFile+", which the sweep did not collect: its value is unknown, not the default",
-			c.Path(evidence.Processes()), c.Path(evidence.KubeletConfig())).With(
+			c.Path(evidence.Processes), c.Path(evidence.KubeletConfig)).With(
 			"collect it: Get-Content -Raw '" + set.configFile + "' (expect resolvConf: \"\", as kubeadm and OpenShift's WMCO write it), or add --resolv-conf=\"\" to the kubelet's flags")
 	}
 	switch {
@@ -160,7 +160,7 @@ func (c C) kubeletMinor() (int, string) {
 // runningPod names a pod bound to this node whose phase is Running: the kubelet built
 // its sandbox config, DNS included.
 func (c C) runningPod() (string, bool) {
-	pods, ok := optional(c, evidence.Pods())
+	pods, ok := optional(c, evidence.Pods)
 	if !ok {
 		return "", false
 	}

@@ -66,8 +66,8 @@ func (c C) subnetByDesign(nodes []corev1.Node, self corev1.Node) (designedSubnet
 		return designedSubnet{why: "OVN-Kubernetes' hybrid overlay gives this Windows node its pod subnet in the annotation " + hybridOverlaySubnetKey + "=" + sub +
 			", not spec.podCIDR (OpenShift Windows Machine Config Operator)", subnet: sub, source: evidence.PathNodes, decided: true}, true
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok {
-		src := c.Path(evidence.CNIConfig())
+	if cni, ok := optional(c, evidence.CNIConfig); ok {
+		src := c.Path(evidence.CNIConfig)
 		switch {
 		case isVPCCNI(cni):
 			return designedSubnet{why: "the Amazon VPC CNI (" + cni.Type + ") gives pods secondary IPs of the node's ENI, from the VPC subnet; EKS allocates no podCIDRs", source: src, decided: true}, true
@@ -104,7 +104,7 @@ func isVPCCNI(cni decode.CNIConfig) bool {
 // the network OVNKubernetesHybridOverlayNetwork that WMCO's CNI config names, or the
 // node's hybrid-overlay subnet annotation.
 func (c C) hybridOverlay() bool {
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && strings.EqualFold(cni.Name, wmcoNetwork) {
+	if cni, ok := optional(c, evidence.CNIConfig); ok && strings.EqualFold(cni.Name, wmcoNetwork) {
 		return true
 	}
 	_, self, bad := c.clusterNodes()
@@ -129,7 +129,7 @@ func aksServices(svcs []decode.Service) bool {
 // the evidence does not show those (a pasted Get-Service table has no PathName), by
 // AgentBaker's service name "Kubelet" on a node whose providerID is azure://.
 func (c C) onAKS(svcs []decode.Service) bool {
-	nodes, haveNodes := optional(c, evidence.ClusterNodes()) // memoized: every probe reads it
+	nodes, haveNodes := optional(c, evidence.ClusterNodes) // memoized: every probe reads it
 	nodes = shownNodes(nodes)
 	if aksServices(svcs) {
 		return true

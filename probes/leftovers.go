@@ -15,16 +15,16 @@ type leftovers struct{}
 
 func (leftovers) Spec() Spec {
 	return Spec{ID: "RUNTIME-LEFTOVERS", Layouts: allLayouts(), Title: "no containers left from deleted pods", FM: []string{"FM-09"},
-		Reads: []evidence.Ref{evidence.Containers(), evidence.WindowsServices(), evidence.Pods()}}
+		Reads: []evidence.Ref{evidence.Containers, evidence.WindowsServices, evidence.Pods}}
 }
 
 func (leftovers) Check(c C) Finding {
 	node := c.node
-	ctrs, ctrPath, bad := need(c, evidence.Containers())
+	ctrs, ctrPath, bad := need(c, evidence.Containers)
 	if bad != nil {
 		return *bad
 	}
-	pods, _, bad := need(c, evidence.Pods())
+	pods, _, bad := need(c, evidence.Pods)
 	if bad != nil {
 		return *bad
 	}
@@ -53,7 +53,7 @@ func (leftovers) Check(c C) Finding {
 	sort.Strings(names)
 	f := c.Fail(fmt.Sprintf("%d pod(s) deleted in the API still have containers on the node", len(orphans)), cites...).With("expected: only containers of pods scheduled here ("+fmt.Sprint(len(live))+" in the API)",
 		"actual leftovers: "+strings.Join(names, ", "))
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if _, docker := decode.FindService(svcs, "docker"); docker {
 		f.Fix = &Fix{
 			ID: "restart-runtime", Title: "Restart docker to clear the leftover containers", Kind: NodeScript,

@@ -18,7 +18,7 @@ import (
 
 // linuxFlags are the flags of the running program named name (kubelet, kube-proxy).
 func linuxFlags(c C, name string) (map[string]string, bool) {
-	ps, ok := optional(c, evidence.LinuxCmdlines())
+	ps, ok := optional(c, evidence.LinuxCmdlines)
 	if !ok {
 		return nil, false
 	}
@@ -45,7 +45,7 @@ type linuxCNISubnet struct{}
 
 func (linuxCNISubnet) Spec() Spec {
 	return Spec{ID: "LINUX-CNI-SUBNET", OS: evidence.Linux, Title: "the Linux worker's CNI subnet is its podCIDR", FM: []string{"FM-01"},
-		Reads: []evidence.Ref{evidence.LinuxCNI(), evidence.LinuxFlannelSubnet(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.LinuxCNI, evidence.LinuxFlannelSubnet, evidence.ClusterNodes}}
 }
 
 func (linuxCNISubnet) Check(c C) Finding {
@@ -53,7 +53,7 @@ func (linuxCNISubnet) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	files, cniPath, bad := need(c, evidence.LinuxCNI())
+	files, cniPath, bad := need(c, evidence.LinuxCNI)
 	if bad != nil {
 		return *bad
 	}
@@ -76,12 +76,12 @@ func (linuxCNISubnet) Check(c C) Finding {
 	case slices.Contains(conf.Types, "calico"):
 		return c.Skip(conf.Path+": Calico hands out IPAM blocks, not the node's podCIDR", cites...)
 	case slices.Contains(conf.Types, "flannel"):
-		env, ok := optional(c, evidence.LinuxFlannelSubnet())
+		env, ok := optional(c, evidence.LinuxFlannelSubnet)
 		if !ok {
 			return c.Skip(conf.Path+" delegates to flannel, and flannel's subnet.env was not collected (is flanneld running?)", cites...).
-				Citing(c.Path(evidence.LinuxFlannelSubnet()))
+				Citing(c.Path(evidence.LinuxFlannelSubnet))
 		}
-		subnets, cites = []string{env.Subnet}, append(cites, c.Path(evidence.LinuxFlannelSubnet()))
+		subnets, cites = []string{env.Subnet}, append(cites, c.Path(evidence.LinuxFlannelSubnet))
 	default:
 		subnets = conf.Subnets
 	}
@@ -110,7 +110,7 @@ type linuxKubeletDNS struct{}
 
 func (linuxKubeletDNS) Spec() Spec {
 	return Spec{ID: "LINUX-KUBELET-DNS", OS: evidence.Linux, Title: "the Linux kubelet's clusterDNS is kube-dns", FM: []string{"FM-05"},
-		Reads: []evidence.Ref{evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.LinuxKubeletConfig, evidence.LinuxCmdlines, evidence.ClusterConfig, evidence.ClusterServices, evidence.ClusterNodes}}
 }
 
 func (linuxKubeletDNS) Check(c C) Finding {
@@ -122,9 +122,9 @@ func (linuxKubeletDNS) Check(c C) Finding {
 	var from string
 	flags, _ := linuxFlags(c, "kubelet")
 	if flags["cluster-dns"] != "" {
-		dns, from = strings.Split(flags["cluster-dns"], ","), c.Path(evidence.LinuxCmdlines())+" (--cluster-dns)"
+		dns, from = strings.Split(flags["cluster-dns"], ","), c.Path(evidence.LinuxCmdlines)+" (--cluster-dns)"
 	} else {
-		cfg, p, bad := need(c, evidence.LinuxKubeletConfig())
+		cfg, p, bad := need(c, evidence.LinuxKubeletConfig)
 		if bad != nil {
 			return *bad
 		}
@@ -162,7 +162,7 @@ type linuxKubeProxyCIDR struct{}
 
 func (linuxKubeProxyCIDR) Spec() Spec {
 	return Spec{ID: "LINUX-KPROXY-CIDR", OS: evidence.Linux, Title: "the Linux kube-proxy's clusterCIDR is the cluster CIDR", FM: []string{"FM-05"},
-		Reads: []evidence.Ref{evidence.LinuxKubeProxyConfig(), evidence.LinuxCmdlines(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.LinuxKubeProxyConfig, evidence.LinuxCmdlines, evidence.ClusterConfig, evidence.ClusterServices, evidence.ClusterNodes}}
 }
 
 func (linuxKubeProxyCIDR) Check(c C) Finding {
@@ -174,9 +174,9 @@ func (linuxKubeProxyCIDR) Check(c C) Finding {
 	var got, from string
 	switch {
 	case flags["cluster-cidr"] != "":
-		got, from = flags["cluster-cidr"], c.Path(evidence.LinuxCmdlines())
+		got, from = flags["cluster-cidr"], c.Path(evidence.LinuxCmdlines)
 	default:
-		cfg, err := evidence.Get(c.ev, c.node, evidence.LinuxKubeProxyConfig())
+		cfg, err := evidence.Get(c.ev, c.node, evidence.LinuxKubeProxyConfig)
 		var miss *evidence.MissingError
 		if errors.As(err, &miss) {
 			what := "kube-proxy does not run on this node"
@@ -184,12 +184,12 @@ func (linuxKubeProxyCIDR) Check(c C) Finding {
 				what = "kube-proxy's config file is not on the host"
 			}
 			return c.Skip(what+" (a kube-proxy DaemonSet reads the kube-proxy ConfigMap: kubeadm)",
-				c.Path(evidence.LinuxKubeProxyConfig()), c.Path(evidence.LinuxCmdlines()))
+				c.Path(evidence.LinuxKubeProxyConfig), c.Path(evidence.LinuxCmdlines))
 		}
 		if err != nil {
-			return c.problem(c.Path(evidence.LinuxKubeProxyConfig()), err)
+			return c.problem(c.Path(evidence.LinuxKubeProxyConfig), err)
 		}
-		got, from = cfg.ClusterCIDR, c.Path(evidence.LinuxKubeProxyConfig())
+		got, from = cfg.ClusterCIDR, c.Path(evidence.LinuxKubeProxyConfig)
 	}
 	cites := append([]string{from}, plan.cites...)
 	want := plan.cluster

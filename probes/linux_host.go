@@ -17,11 +17,11 @@ type linuxSwap struct{}
 
 func (linuxSwap) Spec() Spec {
 	return Spec{ID: "LINUX-SWAP", OS: evidence.Linux, Title: "swap is off, or deliberately allowed to the kubelet", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.LinuxSwaps(), evidence.LinuxKubeletConfig(), evidence.LinuxCmdlines()}}
+		Reads: []evidence.Ref{evidence.LinuxSwaps, evidence.LinuxKubeletConfig, evidence.LinuxCmdlines}}
 }
 
 func (linuxSwap) Check(c C) Finding {
-	swaps, p, bad := need(c, evidence.LinuxSwaps())
+	swaps, p, bad := need(c, evidence.LinuxSwaps)
 	if bad != nil {
 		return *bad
 	}
@@ -33,16 +33,16 @@ func (linuxSwap) Check(c C) Finding {
 		areas = append(areas, fmt.Sprintf("%s (%s, %d KiB)", s.Filename, s.Type, s.SizeKiB))
 	}
 	on := "swap is on: " + strings.Join(areas, ", ")
-	cfg, ok := optional(c, evidence.LinuxKubeletConfig())
+	cfg, ok := optional(c, evidence.LinuxKubeletConfig)
 	cites := []string{p}
 	if ok {
-		cites = append(cites, c.Path(evidence.LinuxKubeletConfig()))
+		cites = append(cites, c.Path(evidence.LinuxKubeletConfig))
 	}
 	// The deprecated --fail-swap-on flag still overrides the config file.
 	if flags, running := linuxFlags(c, "kubelet"); running && flags["fail-swap-on"] != "" {
 		v := flags["fail-swap-on"] != "false"
 		cfg.FailSwapOn, ok = &v, true
-		cites = append(cites, c.Path(evidence.LinuxCmdlines()))
+		cites = append(cites, c.Path(evidence.LinuxCmdlines))
 	}
 	switch {
 	case ok && cfg.FailSwapOn != nil && !*cfg.FailSwapOn && cfg.MemorySwap.SwapBehavior != "":
@@ -68,11 +68,11 @@ type linuxIPForward struct{}
 
 func (linuxIPForward) Spec() Spec {
 	return Spec{ID: "LINUX-IPFORWARD", OS: evidence.Linux, Title: "the Linux worker forwards IPv4 and filters bridged traffic", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxSysctl()}}
+		Reads: []evidence.Ref{evidence.LinuxSysctl}}
 }
 
 func (linuxIPForward) Check(c C) Finding {
-	sc, p, bad := need(c, evidence.LinuxSysctl())
+	sc, p, bad := need(c, evidence.LinuxSysctl)
 	if bad != nil {
 		return *bad
 	}
@@ -106,11 +106,11 @@ type linuxServices struct{}
 
 func (linuxServices) Spec() Spec {
 	return Spec{ID: "LINUX-SERVICES", OS: evidence.Linux, Title: "containerd, kubelet (and kube-proxy) run and start at boot", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.LinuxSystemd()}}
+		Reads: []evidence.Ref{evidence.LinuxSystemd}}
 }
 
 func (linuxServices) Check(c C) Finding {
-	units, p, bad := need(c, evidence.LinuxSystemd())
+	units, p, bad := need(c, evidence.LinuxSystemd)
 	if bad != nil {
 		return *bad
 	}

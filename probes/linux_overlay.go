@@ -31,7 +31,7 @@ const (
 
 func (linuxVXLAN) Spec() Spec {
 	return Spec{ID: "LINUX-VXLAN", OS: evidence.Linux, Title: "VXLAN settings a Linux worker shares with the Windows nodes (VNI, port, MTU)", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxLinks(), evidence.LinuxFlannelSubnet(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.LinuxLinks, evidence.LinuxFlannelSubnet, evidence.ClusterNodes}}
 }
 
 func hasWindowsNode(nodes []corev1.Node) bool {
@@ -44,7 +44,7 @@ func hasWindowsNode(nodes []corev1.Node) bool {
 }
 
 func (linuxVXLAN) Check(c C) Finding {
-	links, linkPath, bad := need(c, evidence.LinuxLinks())
+	links, linkPath, bad := need(c, evidence.LinuxLinks)
 	if bad != nil {
 		return *bad
 	}
@@ -79,8 +79,8 @@ func (linuxVXLAN) Check(c C) Finding {
 				l.IfName, l.MTU, vxlanHeader, under.IfName, under.MTU, under.MTU-vxlanHeader))
 		}
 		fine = append(fine, fmt.Sprintf("%s: VNI %d, port %d, MTU %d", l.IfName, info.ID, info.Port, l.MTU))
-		if env, ok := optional(c, evidence.LinuxFlannelSubnet()); ok {
-			cites = append(cites, c.Path(evidence.LinuxFlannelSubnet()))
+		if env, ok := optional(c, evidence.LinuxFlannelSubnet); ok {
+			cites = append(cites, c.Path(evidence.LinuxFlannelSubnet))
 			if env.MTU != 0 && env.MTU != l.MTU {
 				problems = append(problems, fmt.Sprintf("%s: MTU %d, but flanneld gives pods FLANNEL_MTU=%d (subnet.env)", l.IfName, l.MTU, env.MTU))
 			}

@@ -27,8 +27,8 @@ func (c C) routesBack(self corev1.Node, nodes []corev1.Node) (problems, cites []
 		if n.Name == self.Name || decode.IsWindows(n) {
 			continue
 		}
-		routes, err := evidence.Get(c.ev, n.Name, evidence.LinuxRoutes())
-		p := evidence.LinuxRoutes().Path(n.Name)
+		routes, err := evidence.Get(c.ev, n.Name, evidence.LinuxRoutes)
+		p := evidence.LinuxRoutes.Path(n.Name)
 		c.swallow(p, err)
 		if err != nil {
 			continue

@@ -27,7 +27,7 @@ const FixLinuxAddRoutes Action = "fix-linux-add-routes"
 
 func (linuxRoutes) Spec() Spec {
 	return Spec{ID: "LINUX-ROUTES", OS: evidence.Linux, Title: "routes from a Linux worker to the Windows nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.LinuxRoutes(), evidence.LinuxLinks(), evidence.LinuxCNI(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.LinuxRoutes, evidence.LinuxLinks, evidence.LinuxCNI, evidence.ClusterNodes}}
 }
 
 // winPeer is a Windows node this Linux worker must reach pods on.
@@ -95,24 +95,24 @@ func (linuxRoutes) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
-	if links, ok := optional(c, evidence.LinuxLinks()); ok {
+	if links, ok := optional(c, evidence.LinuxLinks); ok {
 		for _, l := range links {
 			if l.Kind() == "vxlan" {
 				return c.Skip(fmt.Sprintf("overlay network (VXLAN device %s): Windows pods are reached through the tunnel, not host routes (LINUX-VXLAN judges it)", l.IfName),
-					c.Path(evidence.LinuxLinks()))
+					c.Path(evidence.LinuxLinks))
 			}
 		}
 	}
-	if files, ok := optional(c, evidence.LinuxCNI()); ok {
+	if files, ok := optional(c, evidence.LinuxCNI); ok {
 		for _, f := range files {
 			if slices.Contains(f.Types, "calico") {
 				// Calico routes IPAM blocks learnt over BGP (proto bird), not podCIDRs.
-				return c.Skip("Calico: routes to other nodes' IPAM blocks come from its BGP peering, not static routes to podCIDRs", c.Path(evidence.LinuxCNI())).
+				return c.Skip("Calico: routes to other nodes' IPAM blocks come from its BGP peering, not static routes to podCIDRs", c.Path(evidence.LinuxCNI)).
 					With("to check: calicoctl node status, and ip route | grep bird")
 			}
 		}
 	}
-	routes, routePath, bad := need(c, evidence.LinuxRoutes())
+	routes, routePath, bad := need(c, evidence.LinuxRoutes)
 	if bad != nil {
 		return *bad
 	}

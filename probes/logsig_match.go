@@ -279,8 +279,8 @@ func (c C) scanLogs(events bool, keys ...evidence.Key[[]byte]) ([]logMatch, []st
 		add(p, memoized(c.ev.Memo, p, logScanMemo, func() logScan { return t.scan(string(b)) }))
 	}
 	if events {
-		if evs, ok := optional(c, evidence.Events()); ok {
-			p := c.Path(evidence.Events())
+		if evs, ok := optional(c, evidence.Events); ok {
+			p := c.Path(evidence.Events)
 			byNode := memoized(c.ev.Memo, p, eventScanMemo, func() map[string]logScan { return t.scanEvents(evs) })
 			add(p, byNode[c.node])
 		}

@@ -19,8 +19,8 @@ type logSignatures struct{}
 func (logSignatures) Spec() Spec {
 	return Spec{ID: "LOG-SIGNATURES", Title: "no known failure signature in the logs and events that no finding explains",
 		FM: []string{"FM-06", "FM-04", "FM-14", "FM-33", "FM-16"},
-		Reads: []evidence.Ref{evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.LogRuntime(), evidence.LogFlanneld(),
-			evidence.LogStartup(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.KubeletLog, evidence.KubeProxyLog, evidence.LogRuntime, evidence.LogFlanneld,
+			evidence.LogStartup, evidence.Events}}
 }
 
 // citedBy says which files each citing probe scans with logSupport: a match in one of
@@ -43,10 +43,10 @@ func citedBy() map[string][]string {
 
 func (logSignatures) Check(c C) Finding {
 	// The startup log holds the node scripts' own errors (the SDN helpers' adapter lookup).
-	ms, read, ignored := c.scanLogs(true, evidence.KubeletLog(), evidence.KubeProxyLog(), evidence.LogRuntime(), evidence.LogFlanneld(),
-		evidence.LogStartup())
+	ms, read, ignored := c.scanLogs(true, evidence.KubeletLog, evidence.KubeProxyLog, evidence.LogRuntime, evidence.LogFlanneld,
+		evidence.LogStartup)
 	if len(read) == 0 {
-		return c.Skip("no logs or events to read", c.Path(evidence.KubeletLog()), c.Path(evidence.KubeProxyLog()))
+		return c.Skip("no logs or events to read", c.Path(evidence.KubeletLog), c.Path(evidence.KubeProxyLog))
 	}
 	cited := citedBy()
 	groups := map[string][]string{}

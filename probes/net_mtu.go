@@ -29,11 +29,11 @@ const (
 
 func (netMTU) Spec() Spec {
 	return Spec{ID: "NET-MTU", Title: "on Overlay the pods' MTU leaves 50 bytes for VXLAN on the uplink",
-		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.NetInterfaces(), evidence.HNSNetworks()}}
+		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.NetInterfaces, evidence.HNSNetworks}}
 }
 
 func (netMTU) Check(c C) Finding {
-	nets, netPath, bad := need(c, evidence.HNSNetworks())
+	nets, netPath, bad := need(c, evidence.HNSNetworks)
 	if bad != nil {
 		if bad.Status == Error && c.ev.CollectError(netPath) != "" {
 			// Not collected: HNS-NETWORK reports why; the MTU cannot be judged without it.
@@ -51,7 +51,7 @@ func (netMTU) Check(c C) Finding {
 	if overlay == "" {
 		return c.Pass("no Overlay HNS network: no VXLAN encapsulation to leave room for", netPath)
 	}
-	ifs, ifPath, bad := need(c, evidence.NetInterfaces())
+	ifs, ifPath, bad := need(c, evidence.NetInterfaces)
 	if bad != nil {
 		return c.notCollected(ifPath, bad)
 	}

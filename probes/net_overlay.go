@@ -42,11 +42,11 @@ const (
 
 func (netOverlay) Spec() Spec {
 	return Spec{ID: "NET-OVERLAY", Layouts: allLayouts(), Title: "Overlay prerequisites: WS2019 at KB4489899 or later, VNI 4096+, one VNI with the peers, UDP 4789 not blocked",
-		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.HNSNetworks(), evidence.Host(), evidence.Firewall(), evidence.IPAddresses()}}
+		FM: []string{"FM-27"}, Reads: []evidence.Ref{evidence.HNSNetworks, evidence.Host, evidence.Firewall, evidence.IPAddresses}}
 }
 
 func (netOverlay) Check(c C) Finding {
-	nets, netPath, bad := need(c, evidence.HNSNetworks())
+	nets, netPath, bad := need(c, evidence.HNSNetworks)
 	if bad != nil {
 		if bad.Status == Error && c.ev.CollectError(netPath) != "" {
 			return c.Skip("hns-networks.json was not collected (HNS-NETWORK says why): whether the node is on Overlay is unknown", netPath)
@@ -66,8 +66,8 @@ func (netOverlay) Check(c C) Finding {
 	var problems, facts, unread []string
 	var fixes []*Fix
 
-	if host, ok := optional(c, evidence.Host()); ok {
-		cites = append(cites, c.Path(evidence.Host()))
+	if host, ok := optional(c, evidence.Host); ok {
+		cites = append(cites, c.Path(evidence.Host))
 		build := strings.TrimSpace(string(host.CurrentBuild))
 		switch {
 		case build == ws2019Build && int64(host.UBR) < kb4489899UBR:
@@ -111,8 +111,8 @@ func (netOverlay) Check(c C) Finding {
 		}
 	}
 
-	if fw, ok := optional(c, evidence.Firewall()); ok {
-		cites = append(cites, c.Path(evidence.Firewall()))
+	if fw, ok := optional(c, evidence.Firewall); ok {
+		cites = append(cites, c.Path(evidence.Firewall))
 		// VXLAN arrives at the provider address, the overlay network's management IP.
 		alias, more := c.interfaceOf(string(overlays[0].ManagementIP))
 		cites = append(cites, more...)

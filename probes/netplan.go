@@ -51,16 +51,16 @@ func isCalico(cni decode.CNIConfig) bool { return strings.EqualFold(cni.Type, "c
 // by kube-proxy being told the network "Calico", the name Calico's Windows networks take
 // (rancher/rke2 pkg/windows/calico.go OverlayNetName; Calico install_windows.go).
 func (c C) calicoNode() (source string, ok bool) {
-	if cni, ok := optional(c, evidence.CNIConfig()); ok {
-		return c.Path(evidence.CNIConfig()), isCalico(cni)
+	if cni, ok := optional(c, evidence.CNIConfig); ok {
+		return c.Path(evidence.CNIConfig), isCalico(cni)
 	}
 	if name, src := c.kubeProxyNetwork(); strings.EqualFold(name, "Calico") {
 		return src, true
 	}
 	// kube-proxy down too: the network Calico left on the node still names it.
-	if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+	if nets, ok := optional(c, evidence.HNSNetworks); ok {
 		if _, found := decode.FindNetwork(nets, "Calico"); found {
-			return c.Path(evidence.HNSNetworks()), true
+			return c.Path(evidence.HNSNetworks), true
 		}
 	}
 	return "", false
@@ -69,10 +69,10 @@ func (c C) calicoNode() (source string, ok bool) {
 // plan derives the expected network from the CNI config, else from kube-proxy's
 // --network-name / KUBE_NETWORK.
 func (c C) plan() (netPlan, bool) {
-	if cni, ok := optional(c, evidence.CNIConfig()); ok {
+	if cni, ok := optional(c, evidence.CNIConfig); ok {
 		if isAntrea(cni) {
 			// the conflist is named "antrea"; the network antrea-agent creates is not
-			return netPlan{antreaNetwork, "transparent", c.Path(evidence.CNIConfig())}, true
+			return netPlan{antreaNetwork, "transparent", c.Path(evidence.CNIConfig)}, true
 		}
 		if isVPCCNI(cni) {
 			// aws/amazon-vpc-cni-plugins names its network "<conf name>br<ENI MAC without
@@ -80,27 +80,27 @@ func (c C) plan() (netPlan, bool) {
 			// containerd-era bootstrap's vpc-bridge creates the same "vpcbr<MAC>"
 			// (ConfigureHNS, Type L2Bridge) and sets KUBE_NETWORK to it.
 			name := strings.ToLower(cni.Name) + "br"
-			if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+			if nets, ok := optional(c, evidence.HNSNetworks); ok {
 				for _, n := range nets {
 					if strings.HasPrefix(strings.ToLower(string(n.Name)), name) {
 						name = string(n.Name)
 					}
 				}
 			}
-			return netPlan{name, "l2bridge", c.Path(evidence.CNIConfig())}, true
+			return netPlan{name, "l2bridge", c.Path(evidence.CNIConfig)}, true
 		}
-		return netPlan{strings.ToLower(cni.Name), configKind(cni), c.Path(evidence.CNIConfig())}, true
+		return netPlan{strings.ToLower(cni.Name), configKind(cni), c.Path(evidence.CNIConfig)}, true
 	}
 	// Without a CNI config (another collector's bundle seldom has one): the network
 	// kube-proxy is told to use where HNS has it, else the network HNS gave this node's
 	// podCIDR (what the CNI made), else kube-proxy's name alone.
-	nets, haveNets := optional(c, evidence.HNSNetworks())
+	nets, haveNets := optional(c, evidence.HNSNetworks)
 	name, src := c.kubeProxyNetwork()
 	if n, found := decode.FindNetwork(nets, name); name != "" && haveNets && found {
 		return netPlan{strings.ToLower(name), hnsKind(n), src}, true
 	}
 	if n, ok := c.podCIDRNetwork(nets); ok {
-		return netPlan{strings.ToLower(string(n.Name)), hnsKind(n), c.Path(evidence.HNSNetworks())}, true
+		return netPlan{strings.ToLower(string(n.Name)), hnsKind(n), c.Path(evidence.HNSNetworks)}, true
 	}
 	if name != "" {
 		return netPlan{strings.ToLower(name), "", src}, true
@@ -118,7 +118,7 @@ func hnsKind(n decode.HNSNetwork) string {
 
 // podCIDRNetwork is the one HNS network whose subnet is the node's podCIDR.
 func (c C) podCIDRNetwork(nets []decode.HNSNetwork) (decode.HNSNetwork, bool) {
-	nodes, err := evidence.Get(c.ev, "", evidence.ClusterNodes())
+	nodes, err := evidence.Get(c.ev, "", evidence.ClusterNodes)
 	if err != nil || len(nets) == 0 {
 		return decode.HNSNetwork{}, false
 	}
@@ -141,25 +141,25 @@ func (c C) podCIDRNetwork(nets []decode.HNSNetwork) (decode.HNSNetwork, bool) {
 // kubeProxyNetwork finds the network name kube-proxy is told to use: --network-name on its
 // command line, KUBE_NETWORK in its service environment, or the name its log complains of.
 func (c C) kubeProxyNetwork() (name, source string) {
-	if procs, ok := optional(c, evidence.Processes()); ok {
+	if procs, ok := optional(c, evidence.Processes); ok {
 		if p, ok := decode.FindProcess(procs, "kube-proxy"); ok {
 			if v := decode.CommandFlags(string(p.CommandLine))["network-name"]; v != "" {
-				return v, c.Path(evidence.Processes())
+				return v, c.Path(evidence.Processes)
 			}
 		}
 	}
-	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices); ok {
 		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 			if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["network-name"]; v != "" {
-				return v, c.Path(evidence.WindowsServices())
+				return v, c.Path(evidence.WindowsServices)
 			}
 			for _, e := range s.AppEnvironmentExtra {
 				if k, v, ok := strings.Cut(e, "="); ok && strings.EqualFold(k, "KUBE_NETWORK") && v != "" {
-					return v, c.Path(evidence.WindowsServices())
+					return v, c.Path(evidence.WindowsServices)
 				}
 			}
 			if v := aksKubeNetwork(s); v != "" {
-				return v, c.Path(evidence.WindowsServices())
+				return v, c.Path(evidence.WindowsServices)
 			}
 		}
 	}
@@ -186,9 +186,9 @@ func (c C) kubeProxyNetwork() (name, source string) {
 			}
 		}
 	}
-	if log, ok := optional(c, evidence.KubeProxyLog()); ok {
+	if log, ok := optional(c, evidence.KubeProxyLog); ok {
 		if v := networkFromLog(string(log)); v != "" {
-			return v, c.Path(evidence.KubeProxyLog())
+			return v, c.Path(evidence.KubeProxyLog)
 		}
 	}
 	return "", ""

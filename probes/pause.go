@@ -47,35 +47,35 @@ const rke2Pause = "docker.io/rancher/mirrored-pause"
 // sandboxImage finds the pause image: containerd's sandbox_image, or the kubelet's
 // --pod-infra-container-image on Docker nodes.
 func (c C) sandboxImage() (sandbox, bool) {
-	svcs, _ := optional(c, evidence.WindowsServices())
-	procs, _ := optional(c, evidence.Processes())
+	svcs, _ := optional(c, evidence.WindowsServices)
+	procs, _ := optional(c, evidence.Processes)
 	_, dockerSvc := decode.FindService(svcs, "docker")
 	_, dockerProc := decode.FindProcess(procs, "dockerd")
 	if !dockerSvc && !dockerProc {
-		if cfg, ok := optional(c, evidence.ContainerdConfig()); ok && cfg.SandboxImage != "" {
-			return sandbox{cfg.SandboxImage, "containerd", c.Path(evidence.ContainerdConfig()), false}, true
+		if cfg, ok := optional(c, evidence.ContainerdConfig); ok && cfg.SandboxImage != "" {
+			return sandbox{cfg.SandboxImage, "containerd", c.Path(evidence.ContainerdConfig), false}, true
 		}
 	}
 	if p, ok := decode.FindProcess(procs, "kubelet"); ok {
 		if v := decode.CommandFlags(string(p.CommandLine))["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", c.Path(evidence.Processes()), false}, true
+			return sandbox{v, "docker", c.Path(evidence.Processes), false}, true
 		}
 	}
 	if s, ok := decode.FindService(svcs, "kubelet"); ok {
 		if v := decode.CommandFlags(s.PathName + " " + s.AppParameters)["pod-infra-container-image"]; v != "" {
-			return sandbox{v, "docker", c.Path(evidence.WindowsServices()), false}, true
+			return sandbox{v, "docker", c.Path(evidence.WindowsServices), false}, true
 		}
 	}
 	// rke2 writes the sandbox image into its own containerd config
 	// (C:\var\lib\rancher\rke2\agent\etc\containerd\config.toml), which the sweep does
 	// not read: judge by rke2's pause repository.
 	if _, ok := c.onRKE2(procs); ok {
-		return sandbox{rke2Pause, "containerd", c.Path(evidence.Processes()), true}, true
+		return sandbox{rke2Pause, "containerd", c.Path(evidence.Processes), true}, true
 	}
 	// An SDN-script Docker node (no kubelet service) whose kubelet is not running to show
 	// its flags: the scripts register the node with kubeletwin/pause.
 	if _, kubeletSvc := decode.FindService(svcs, "kubelet"); (dockerSvc || dockerProc) && !kubeletSvc {
-		return sandbox{sdnPause, "docker", c.Path(evidence.WindowsServices()), false}, true
+		return sandbox{sdnPause, "docker", c.Path(evidence.WindowsServices), false}, true
 	}
 	return sandbox{}, false
 }
@@ -89,20 +89,20 @@ type pauseImage struct{}
 
 func (pauseImage) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE", Layouts: layoutsExcept(LayoutWMCO), Title: "pause (sandbox) image present, with wincat for port-forward", FM: []string{"FM-03", "FM-25"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Processes(), evidence.WindowsServices(), evidence.ContainerdConfig(), evidence.Pods(), evidence.ClusterNodes(),
-			evidence.KubeletLog(), evidence.LogRuntime(), evidence.Events()}}
+		Reads: []evidence.Ref{evidence.Images, evidence.Processes, evidence.WindowsServices, evidence.ContainerdConfig, evidence.Pods, evidence.ClusterNodes,
+			evidence.KubeletLog, evidence.LogRuntime, evidence.Events}}
 }
 
 func (pauseImage) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
 		if file, ok := c.runtimeConfigElsewhere(); ok {
-			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes()), c.Path(evidence.ContainerdConfig())).
+			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes), c.Path(evidence.ContainerdConfig)).
 				With("collect it: Get-Content -Raw '" + file + "' (sandbox_image, or pinned_images.sandbox in a version 3 config)")
 		}
 		return c.Skip("no sandbox image configured explicitly (no containerd sandbox_image, no kubelet --pod-infra-container-image)")
 	}
-	imgs, imgPath, bad := need(c, evidence.Images())
+	imgs, imgPath, bad := need(c, evidence.Images)
 	if bad != nil {
 		return *bad
 	}
@@ -149,7 +149,7 @@ func (c C) notPulledYet(ref string) (string, bool) {
 	if decode.Repo(ref) == decode.Repo(sdnPause) {
 		return "", false
 	}
-	pods, ok := optional(c, evidence.Pods())
+	pods, ok := optional(c, evidence.Pods)
 	if !ok {
 		return "", false
 	}
@@ -268,19 +268,19 @@ type pauseBuild struct{}
 
 func (pauseBuild) Spec() Spec {
 	return Spec{ID: "IMG-PAUSE-BUILD", Layouts: layoutsExcept(LayoutWMCO), Title: "pause image build matches the host", FM: []string{"FM-04"},
-		Reads: []evidence.Ref{evidence.Images(), evidence.Host(), evidence.Processes(), evidence.WindowsServices(), evidence.ContainerdConfig(),
-			evidence.KubeletLog(), evidence.Events(), evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.Images, evidence.Host, evidence.Processes, evidence.WindowsServices, evidence.ContainerdConfig,
+			evidence.KubeletLog, evidence.Events, evidence.ClusterNodes}}
 }
 
 func (pauseBuild) Check(c C) Finding {
 	sb, ok := c.sandboxImage()
 	if !ok {
 		if file, ok := c.runtimeConfigElsewhere(); ok {
-			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes()), c.Path(evidence.ContainerdConfig()))
+			return c.Skip("containerd reads its config from "+file+", which the sweep did not collect: its sandbox_image is unknown", c.Path(evidence.Processes), c.Path(evidence.ContainerdConfig))
 		}
 		return c.Skip("no sandbox image configured explicitly")
 	}
-	imgs, imgPath, bad := need(c, evidence.Images())
+	imgs, imgPath, bad := need(c, evidence.Images)
 	if bad != nil {
 		return *bad
 	}
@@ -292,7 +292,7 @@ func (pauseBuild) Check(c C) Finding {
 	if !ok {
 		return c.Skip(fmt.Sprintf("the runtime did not report an OS version for %s (a multi-arch image resolves per host)", sb.ref))
 	}
-	host, hostPath, bad := need(c, evidence.Host())
+	host, hostPath, bad := need(c, evidence.Host)
 	if bad != nil {
 		return *bad
 	}
@@ -305,7 +305,7 @@ func (pauseBuild) Check(c C) Finding {
 		fmt.Sprintf("actual: %s is %s", sb.ref, img.OSVersion),
 		"process isolation needs the first three version parts to match: 'The container operating system does not match the host operating system'")
 	f.Fix = multiArchFix(c.id, sb)
-	ms, _, _ := c.scanLogs(true, evidence.KubeletLog())
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog)
 	lines, paths := logSupport(c.id, ms)
 	return f.With(lines...).Citing(paths...)
 }
@@ -316,10 +316,10 @@ func (pauseBuild) Check(c C) Finding {
 // C:\k\containerd\containerd_conf.toml (pkg/services/services.go), rke2's
 // agent\etc\containerd\config.toml. Its settings are then unknown, not absent.
 func (c C) runtimeConfigElsewhere() (string, bool) {
-	if _, ok := optional(c, evidence.ContainerdConfig()); ok {
+	if _, ok := optional(c, evidence.ContainerdConfig); ok {
 		return "", false
 	}
-	procs, _ := optional(c, evidence.Processes())
+	procs, _ := optional(c, evidence.Processes)
 	p, ok := decode.FindProcess(procs, "containerd")
 	if !ok {
 		return "", false

@@ -103,7 +103,7 @@ func versionLess(a, b []int) bool {
 // lacks wincat.exe or the logs show port-forward failing for it, else pass saying what is
 // known.
 func (c C) wincat(sb sandbox, tag string, cites []string) Finding {
-	ms, _, _ := c.scanLogs(true, evidence.KubeletLog(), evidence.LogRuntime())
+	ms, _, _ := c.scanLogs(true, evidence.KubeletLog, evidence.LogRuntime)
 	lines, paths := logSupport(c.id, ms)
 	has, source, known := wincatOf(tag)
 	check := wincatCheck(sb.runtime, tag)

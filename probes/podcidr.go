@@ -16,8 +16,8 @@ type podCIDR struct{}
 
 func (podCIDR) Spec() Spec {
 	return Spec{ID: "NODE-PODCIDR", Layouts: allLayouts(), Title: "node has its own podCIDR, or its layout's own pod subnet", FM: []string{"FM-01"},
-		Reads: []evidence.Ref{evidence.ClusterNodes(), evidence.ClusterConfig(), evidence.ClusterServices(), evidence.CNIConfig(),
-			evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.HNSNetworks(), evidence.Pods()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes, evidence.ClusterConfig, evidence.ClusterServices, evidence.CNIConfig,
+			evidence.Processes, evidence.WindowsServices, evidence.KubeProxyLog, evidence.HNSNetworks, evidence.Pods}}
 }
 
 func (podCIDR) Check(c C) Finding {

@@ -18,15 +18,15 @@ type reboot struct{}
 
 func (reboot) Spec() Spec {
 	return Spec{ID: "SVC-REBOOT", Layouts: layoutsExcept(LayoutRKE2), Title: "components survive a reboot", FM: []string{"FM-08"},
-		Reads: []evidence.Ref{evidence.WindowsServices(), evidence.Processes(), evidence.Host(), evidence.ClusterNodes(), evidence.Pods(), evidence.CNIConfig()}}
+		Reads: []evidence.Ref{evidence.WindowsServices, evidence.Processes, evidence.Host, evidence.ClusterNodes, evidence.Pods, evidence.CNIConfig}}
 }
 
 func (reboot) Check(c C) Finding {
-	svcs, svcPath, bad := need(c, evidence.WindowsServices())
+	svcs, svcPath, bad := need(c, evidence.WindowsServices)
 	if bad != nil {
 		return *bad
 	}
-	procs, procPath, bad := need(c, evidence.Processes())
+	procs, procPath, bad := need(c, evidence.Processes)
 	if bad != nil {
 		return *bad
 	}
@@ -105,7 +105,7 @@ func (reboot) Check(c C) Finding {
 // rebootStory says, when the evidence shows it, that the node rebooted after the kubelet
 // last reported: boot time later than the Ready condition's last heartbeat.
 func (c C) rebootStory() string {
-	host, ok := optional(c, evidence.Host())
+	host, ok := optional(c, evidence.Host)
 	if !ok {
 		return ""
 	}
@@ -137,7 +137,7 @@ func (c C) stoppedAtReboot(svcs []decode.Service, stopped, details, cites []stri
 		strings.Join(stopped, ", "))).With(details...)
 	if reboot := c.rebootStory(); reboot != "" {
 		f = f.With(reboot)
-		cites = append(cites, c.Path(evidence.Host()), evidence.PathNodes)
+		cites = append(cites, c.Path(evidence.Host), evidence.PathNodes)
 	}
 	if c.onAKS(svcs) {
 		// AKS services are Manual by design; starting them is the fix, not the start type.

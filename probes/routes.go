@@ -18,8 +18,8 @@ type routes struct{}
 
 func (routes) Spec() Spec {
 	return Spec{ID: "NET-ROUTES", Layouts: []string{LayoutHardWay, LayoutAntrea, LayoutCalicoBGP}, Title: "routes to other nodes' pod CIDRs", FM: []string{"FM-07"},
-		Reads: []evidence.Ref{evidence.Routes(), evidence.HNSNetworks(), evidence.IPAddresses(), evidence.CNIConfig(), evidence.Processes(), evidence.WindowsServices(), evidence.KubeProxyLog(), evidence.Pods(), evidence.ClusterNodes(),
-			evidence.LinuxRoutes()}} // Linux peers' routes: the reverse path (linux_reverse.go)
+		Reads: []evidence.Ref{evidence.Routes, evidence.HNSNetworks, evidence.IPAddresses, evidence.CNIConfig, evidence.Processes, evidence.WindowsServices, evidence.KubeProxyLog, evidence.Pods, evidence.ClusterNodes,
+			evidence.LinuxRoutes}} // Linux peers' routes: the reverse path (linux_reverse.go)
 }
 
 type wantRoute struct {
@@ -49,7 +49,7 @@ func (routes) Check(c C) Finding {
 	if f, decided := c.routesByLayout(nodes, self); decided {
 		return f
 	}
-	routes, routePath, bad := need(c, evidence.Routes())
+	routes, routePath, bad := need(c, evidence.Routes)
 	if bad != nil {
 		return *bad
 	}
@@ -97,7 +97,7 @@ func (routes) Check(c C) Finding {
 	} else {
 		f.Fix = routesFix(c, c.id, self.Status.Addresses, missing)
 	}
-	f = f.Citing(cites...).Citing(c.Path(evidence.IPAddresses()))
+	f = f.Citing(cites...).Citing(c.Path(evidence.IPAddresses))
 	return f
 }
 
@@ -124,7 +124,7 @@ func containsExact(ss []string, s string) bool {
 // InternalIP (the management vNIC, usually "vEthernet (Ethernet)").
 func routesFix(c C, verify string, addrs []corev1.NodeAddress, missing []wantRoute) *Fix {
 	alias := "vEthernet (Ethernet)"
-	ips, _ := optional(c, evidence.IPAddresses())
+	ips, _ := optional(c, evidence.IPAddresses)
 	for _, a := range addrs {
 		if a.Type != "InternalIP" {
 			continue
@@ -156,7 +156,7 @@ func (c C) podNetworkMissing() bool {
 	if !ok {
 		return false
 	}
-	nets, ok := optional(c, evidence.HNSNetworks())
+	nets, ok := optional(c, evidence.HNSNetworks)
 	if !ok {
 		return false
 	}
@@ -167,7 +167,7 @@ func (c C) podNetworkMissing() bool {
 // routesByLayout decides NET-ROUTES where the layout needs no host routes between nodes
 // (overlay, cloud-routed CNIs, Calico VXLAN) or routes its own way (Calico BGP).
 func (c C) routesByLayout(nodes []corev1.Node, self corev1.Node) (Finding, bool) {
-	if _, ok := optional(c, evidence.CNIConfig()); !ok && strings.HasPrefix(self.Spec.ProviderID, "azure://") {
+	if _, ok := optional(c, evidence.CNIConfig); !ok && strings.HasPrefix(self.Spec.ProviderID, "azure://") {
 		// AKS runs Windows nodes on Azure CNI (VNet or Overlay) only, and Azure's network
 		// routes their pods: a bundle without the CNI config (collectlogs) still tells AKS
 		// by the node's providerID.
@@ -177,26 +177,26 @@ func (c C) routesByLayout(nodes []corev1.Node, self corev1.Node) (Finding, bool)
 	if plan, ok := c.plan(); ok && plan.kind == "overlay" {
 		return c.Skip("overlay (VXLAN) network: no host routes needed between nodes", plan.source), true
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && (isAzureCNI(cni) || isVPCCNI(cni)) {
+	if cni, ok := optional(c, evidence.CNIConfig); ok && (isAzureCNI(cni) || isVPCCNI(cni)) {
 		// Azure CNI gives pods VNet addresses the VNet routes; Azure CNI Overlay's pod
 		// CIDRs are routed by Azure's network between the nodes ("Pod and node traffic
 		// within the cluster use an Overlay network", learn.microsoft.com AKS
 		// concepts-network-azure-cni-overlay); the VPC CNI's pods have ENI addresses of
 		// the VPC. None needs host routes to other nodes' pods.
-		return c.Skip("the cloud network routes this CNI's pod addresses ("+cni.Type+"): no host routes to other nodes' pods are needed", c.Path(evidence.CNIConfig())).
+		return c.Skip("the cloud network routes this CNI's pod addresses ("+cni.Type+"): no host routes to other nodes' pods are needed", c.Path(evidence.CNIConfig)).
 			With("Azure CNI (VNet or Overlay) and the Amazon VPC CNI route pod traffic in the VNet or VPC, not with routes on the node"), true
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && calicoBGPMode(cni) {
+	if cni, ok := optional(c, evidence.CNIConfig); ok && calicoBGPMode(cni) {
 		// Calico routes IPAM blocks, not podCIDRs: with BGP the RemoteAccess router learns
 		// them from its peers (routes_calico.go).
 		return c.calicoBGPRoutes(nodes, cni), true
 	}
 	if src, calico := c.calicoNode(); calico {
-		if nets, ok := optional(c, evidence.HNSNetworks()); ok {
+		if nets, ok := optional(c, evidence.HNSNetworks); ok {
 			// No conflist, but Calico's network is L2Bridge: windows-bgp builds it so
 			// (node-service.ps1), VXLAN builds an Overlay one.
 			if n, found := decode.FindNetwork(nets, "Calico"); found && strings.EqualFold(string(n.Type), "l2bridge") {
-				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks())), true
+				return c.calicoBGPRoutes(nodes, decode.CNIConfig{Type: "calico"}).Citing(c.Path(evidence.HNSNetworks)), true
 			}
 		}
 		// rke2's Calico is VXLAN (pkg/windows/calico.go OverlayEncap "vxlan"): peers'

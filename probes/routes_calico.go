@@ -32,14 +32,14 @@ type bgpPeer struct{ name, ip string }
 
 func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 	var cniPath string
-	if _, ok := optional(c, evidence.CNIConfig()); ok {
-		cniPath = c.Path(evidence.CNIConfig())
+	if _, ok := optional(c, evidence.CNIConfig); ok {
+		cniPath = c.Path(evidence.CNIConfig)
 	}
 	mode := cni.Mode
 	if mode == "" {
 		mode = "BGP"
 	}
-	routes, routePath, bad := need(c, evidence.Routes())
+	routes, routePath, bad := need(c, evidence.Routes)
 	if bad != nil {
 		return *bad
 	}
@@ -59,7 +59,7 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 	if len(peers) == 0 {
 		return c.Skip("Calico "+mode+": no other node with an InternalIP to peer with", cites...)
 	}
-	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices); ok {
 		if s, found := decode.FindService(svcs, "RemoteAccess"); found && !strings.EqualFold(s.Status, "Running") {
 			// Automatic and stopped: it failed or was stopped; anything else will not come
 			// back at the next boot either (svc.go's start and autostart fixes).
@@ -68,7 +68,7 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 				fix = startFix(c.id, []string{s.Name})
 			}
 			return c.Fail(fmt.Sprintf("the RemoteAccess (RRAS) service is %s: Calico %s has no BGP router to peer with its %d peer(s), so no routes to their pods' blocks",
-				s.Status, mode, len(peers)), append(cites, c.Path(evidence.WindowsServices()))...).
+				s.Status, mode, len(peers)), append(cites, c.Path(evidence.WindowsServices))...).
 				With("pods here cannot reach pods on other nodes, nor they these; Calico's node-service.ps1 restarts RemoteAccess only when calico-node starts").
 				With(fmt.Sprintf("expected: Running; actual: %s, StartType %s", s.Status, s.StartType),
 					"after starting it, Get-BgpPeer should show the peers Connected (a RemoteAccess never configured needs Install-RemoteAccess -VpnType RoutingOnly first)").

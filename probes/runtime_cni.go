@@ -28,8 +28,8 @@ type runtimeCNI struct{}
 func (runtimeCNI) Spec() Spec {
 	return Spec{ID: "RUNTIME-CNI", Title: "the runtime's CNI folders (containerd's conf_dir/bin_dir, the kubelet's --cni-conf-dir/--cni-bin-dir on Docker) hold the config and the plugins it names; its client reaches it",
 		FM: []string{"FM-23", "FM-02"},
-		Reads: []evidence.Ref{evidence.CNIDirs(), evidence.CNIConfig(), evidence.ContainerdConfig(), evidence.Images(),
-			evidence.Containers(), evidence.WindowsServices(), evidence.KubeletLog(), evidence.Processes()}}
+		Reads: []evidence.Ref{evidence.CNIDirs, evidence.CNIConfig, evidence.ContainerdConfig, evidence.Images,
+			evidence.Containers, evidence.WindowsServices, evidence.KubeletLog, evidence.Processes}}
 }
 
 // cniRuntime names what reads the folders: containerd's config keys, or the kubelet's
@@ -50,7 +50,7 @@ func cniRuntimeOf(d decode.CNIDirs) cniRuntime {
 }
 
 func (runtimeCNI) Check(c C) Finding {
-	dirs, dirsPath, bad := need(c, evidence.CNIDirs())
+	dirs, dirsPath, bad := need(c, evidence.CNIDirs)
 	if bad != nil {
 		if why := c.ev.CollectError(dirsPath); strings.Contains(why, "no containerd config") {
 			return c.oldDockerCNI(dirsPath)
@@ -67,26 +67,26 @@ func (runtimeCNI) Check(c C) Finding {
 				With(facts...)
 		}
 	}
-	svcs, _ := optional(c, evidence.WindowsServices())
+	svcs, _ := optional(c, evidence.WindowsServices)
 	if s, ok := decode.FindService(svcs, rt.service); ok && !strings.EqualFold(s.Status, "Running") {
-		return c.Skip(rt.service+" is not running (SVC-RUNTIME judges it): nothing loads the CNI config now", dirsPath, c.Path(evidence.WindowsServices()))
+		return c.Skip(rt.service+" is not running (SVC-RUNTIME judges it): nothing loads the CNI config now", dirsPath, c.Path(evidence.WindowsServices))
 	}
 	facts = append(facts,
 		fmt.Sprintf("%s %s (%s), %s %s (%s)", rt.conf, dirs.ConfDir, dirs.ConfDirFrom, rt.bin, dirs.BinDir, dirs.BinDirFrom))
 
 	confs := dirs.CNIConfigFiles()
-	cfg, cfgOK := optional(c, evidence.CNIConfig())
+	cfg, cfgOK := optional(c, evidence.CNIConfig)
 	if len(confs) == 0 {
 		problems = append(problems, fmt.Sprintf("%s %s holds no CNI config (.conf, .conflist, .json): %s", rt.conf, dirs.ConfDir, rt.noConfig))
 		if cfgOK {
-			cites = append(cites, c.Path(evidence.CNIConfig()))
+			cites = append(cites, c.Path(evidence.CNIConfig))
 			facts = append(facts, fmt.Sprintf("a CNI config named %q exists in another folder (cni-config.json): it is not where %s looks", cfg.Name, rt.conf))
 		}
 	} else {
 		facts = append(facts, rt.conf+" loads "+confs[0]+" (the first by name)")
 	}
 	if cfgOK && len(confs) > 0 {
-		cites = append(cites, c.Path(evidence.CNIConfig()))
+		cites = append(cites, c.Path(evidence.CNIConfig))
 		for _, t := range []string{cfg.Type, cfg.Delegate} {
 			if t == "" {
 				continue
@@ -108,11 +108,11 @@ func (runtimeCNI) Check(c C) Finding {
 	// The sandbox image: IMG-PAUSE judges whether it is present; this probe says what
 	// containerd is configured with, since a config without it falls back to containerd's
 	// built-in default.
-	if cc, ok := optional(c, evidence.ContainerdConfig()); ok && !dirs.FromKubelet() {
-		cites = append(cites, c.Path(evidence.ContainerdConfig()))
+	if cc, ok := optional(c, evidence.ContainerdConfig); ok && !dirs.FromKubelet() {
+		cites = append(cites, c.Path(evidence.ContainerdConfig))
 		if cc.SandboxImage == "" {
 			facts = append(facts, "config.toml sets no sandbox image: containerd uses its built-in default pause image")
-		} else if imgs, ok := optional(c, evidence.Images()); ok {
+		} else if imgs, ok := optional(c, evidence.Images); ok {
 			if _, found := decode.FindImage(imgs, cc.SandboxImage); found {
 				facts = append(facts, "sandbox image "+cc.SandboxImage+" is present")
 			} else {
@@ -122,7 +122,7 @@ func (runtimeCNI) Check(c C) Finding {
 	}
 
 	// crictl (docker): the snippets that run it failed while the runtime runs.
-	for _, k := range []evidence.Ref{evidence.Images(), evidence.Containers()} {
+	for _, k := range []evidence.Ref{evidence.Images, evidence.Containers} {
 		p := c.Path(k)
 		why := c.ev.CollectError(p)
 		if why == "" || strings.Contains(why, "neither docker nor crictl") || strings.Contains(why, "timed out") {
@@ -136,7 +136,7 @@ func (runtimeCNI) Check(c C) Finding {
 	slices.Sort(cites)
 	cites = slices.Compact(cites)
 	if len(problems) > 0 {
-		ms, _, _ := c.scanLogs(false, evidence.KubeletLog())
+		ms, _, _ := c.scanLogs(false, evidence.KubeletLog)
 		logDetails, logPaths := logSupport("RUNTIME-CNI", ms)
 		fix := cniFix(c.id, dirs)
 		if dirs.FromKubelet() {
@@ -176,12 +176,12 @@ func cniFix(verify string, d decode.CNIDirs) *Fix {
 // kubelet's command line in processes.json still names the folders then, but not what is
 // in them: the probe says where to look instead of judging.
 func (c C) oldDockerCNI(dirsPath string) Finding {
-	procs, ok := optional(c, evidence.Processes())
+	procs, ok := optional(c, evidence.Processes)
 	if ok {
 		if p, found := decode.FindProcess(procs, "kubelet"); found {
 			if conf, bin, cni := kubeletCNIFlags(string(p.CommandLine)); cni {
 				return c.Skip("cni-dirs.json was collected before Docker nodes' CNI folders were listed: the kubelet reads "+conf+" and "+bin+" (processes.json), whose contents this evidence lacks",
-					dirsPath, c.Path(evidence.Processes())).
+					dirsPath, c.Path(evidence.Processes)).
 					With("collect again with this version, or on the node: Get-ChildItem '" + conf + "', '" + bin + "' (the config's plugin types need <type>.exe in the second)")
 			}
 		}
@@ -226,9 +226,9 @@ func dockerCNIFix(verify string, d decode.CNIDirs, missing []string) *Fix {
 // kubeletCommandLine adds the kubelet's command line, where its CNI folders come from on
 // a Docker node, to the facts and its file to the citations.
 func (c C) kubeletCommandLine(cites, facts []string) ([]string, []string) {
-	if procs, ok := optional(c, evidence.Processes()); ok {
+	if procs, ok := optional(c, evidence.Processes); ok {
 		if p, ok := decode.FindProcess(procs, "kubelet"); ok {
-			cites = append(cites, c.Path(evidence.Processes()))
+			cites = append(cites, c.Path(evidence.Processes))
 			facts = append(facts, "the kubelet's command line (processes.json): "+clip(string(p.CommandLine), 400))
 		}
 	}

@@ -59,7 +59,7 @@ func TestRemoveHNSEndpointsFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps, err := evidence.Get(evidence.Evidence{FS: fsys, Memo: evidence.NewMemo()}, node, evidence.HNSEndpoints())
+	eps, err := evidence.Get(evidence.Evidence{FS: fsys, Memo: evidence.NewMemo()}, node, evidence.HNSEndpoints)
 	if err != nil {
 		t.Fatal(err)
 	}

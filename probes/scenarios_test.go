@@ -1,6 +1,7 @@
 package probes_test
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,7 +21,7 @@ func judged(t *testing.T, name string) (map[string]probes.Finding, []scenarios.E
 	if err != nil {
 		t.Fatalf("loading scenario %s: %v", name, err)
 	}
-	got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
+	got, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: fsys}, meta.Nodes)
 	if err != nil {
 		t.Fatalf("analyzing %s: %v", name, err)
 	}
@@ -127,7 +128,7 @@ func TestBadEvidenceFailsForward(t *testing.T) {
 	bad := evidence.NodeFile(node, evidence.FileHNSNetworks)
 	tree.Put(bad, []byte("{\"Name\": \"l2br")) // truncated
 	tree.PutAll("nodes/ghost", map[string][]byte{evidence.FileServices: []byte("[]")})
-	got, err := engine.Analyze(probes.Default(), tree.Evidence(), append([]string{"ghost"}, meta.Nodes...))
+	got, err := engine.Analyze(context.Background(), probes.Default(), tree.Evidence(), append([]string{"ghost"}, meta.Nodes...))
 	if err != nil {
 		t.Fatal(err)
 	}

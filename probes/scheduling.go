@@ -12,12 +12,12 @@ type scheduling struct{}
 
 func (scheduling) Spec() Spec {
 	return Spec{ID: "NODE-SCHEDULING", Layouts: allLayouts(), Title: "node is registered and schedulable", FM: []string{},
-		Reads: []evidence.Ref{evidence.ClusterNodes()}}
+		Reads: []evidence.Ref{evidence.ClusterNodes}}
 }
 
 func (scheduling) Check(c C) Finding {
 	node := c.node
-	nodes, _, bad := need(c, evidence.ClusterNodes())
+	nodes, _, bad := need(c, evidence.ClusterNodes)
 	if bad != nil {
 		return *bad
 	}

@@ -31,7 +31,7 @@ func (c C) componentPod(comp component) (dsPod, bool) {
 	if len(comp.containers) == 0 {
 		return dsPod{}, false
 	}
-	pods, ok := optional(c, evidence.Pods())
+	pods, ok := optional(c, evidence.Pods)
 	if !ok {
 		return dsPod{}, false
 	}

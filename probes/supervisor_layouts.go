@@ -82,7 +82,7 @@ func (c C) antreaProxies() (dsPod, bool) {
 	if d, ok := c.antreaAgent(); ok {
 		return d, true
 	}
-	if cni, ok := optional(c, evidence.CNIConfig()); ok && isAntrea(cni) {
+	if cni, ok := optional(c, evidence.CNIConfig); ok && isAntrea(cni) {
 		return dsPod{}, true
 	}
 	return dsPod{}, false
@@ -99,7 +99,7 @@ func (c C) antreaJudgement(comp component, st state) (Finding, bool) {
 	}
 	const role = "Antrea >= 1.13 proxies Services on Windows itself (AntreaProxy with proxyAll) and kube-proxy is not deployed on its Windows nodes (antrea-io/antrea docs/windows.md)"
 	if d.pod.Name == "" {
-		return c.Pass("no kube-proxy on this Antrea node: antrea-agent proxies Services", c.Path(evidence.CNIConfig())).
+		return c.Pass("no kube-proxy on this Antrea node: antrea-agent proxies Services", c.Path(evidence.CNIConfig)).
 			With(role, "the evidence has no antrea-agent pod for this node: check kubectl -n kube-system get pods -l app=antrea,component=antrea-agent -o wide, or Get-Service antrea-agent where it runs as a service"), true
 	}
 	if up, why := d.running(); !up {

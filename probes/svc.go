@@ -62,20 +62,20 @@ func (p service) Spec() Spec {
 	if p.comp.label == "container runtime" {
 		fm = append(fm, "FM-23")
 	}
-	reads := []evidence.Ref{evidence.WindowsServices(), evidence.Processes(), evidence.ClusterNodes()} // nodes: onAKS, onRKE2
+	reads := []evidence.Ref{evidence.WindowsServices, evidence.Processes, evidence.ClusterNodes} // nodes: onAKS, onRKE2
 	if len(p.comp.containers) > 0 {
 		// its DaemonSet pod (supervisor.go); Antrea's agent and CNI config in its place
-		reads = append(reads, evidence.Pods(), evidence.CNIConfig())
+		reads = append(reads, evidence.Pods, evidence.CNIConfig)
 	}
 	return Spec{ID: p.id, Title: p.comp.label + " is running", FM: fm, Reads: reads, Layouts: allLayouts()}
 }
 
 func (p service) Check(c C) Finding {
-	svcs, svcPath, bad := need(c, evidence.WindowsServices())
+	svcs, svcPath, bad := need(c, evidence.WindowsServices)
 	if bad != nil {
 		return *bad
 	}
-	procs, procPath, bad := need(c, evidence.Processes())
+	procs, procPath, bad := need(c, evidence.Processes)
 	if _, found := decode.FindService(svcs, p.comp.services...); bad != nil && !found {
 		return *bad
 	}

@@ -35,9 +35,9 @@ type serviceLBs struct{}
 func (serviceLBs) Spec() Spec {
 	return Spec{ID: "SVC-LB-POLICY", Title: "kube-proxy's load balancers: DNS VIP on UDP and TCP 53, each ClusterIP port, no stale backends",
 		FM: []string{"FM-20", "FM-14"},
-		Reads: []evidence.Ref{evidence.HNSPolicies(), evidence.HNSEndpoints(), evidence.ClusterServices(), evidence.Processes(),
-			evidence.KubeProxyLog(), evidence.WindowsServices(), evidence.Pods(), evidence.HNSNetworks(), evidence.CNIConfig(), evidence.EndpointSlices(),
-			evidence.ClusterNodes(), evidence.IPAddresses(), evidence.ClusterConfig()}}
+		Reads: []evidence.Ref{evidence.HNSPolicies, evidence.HNSEndpoints, evidence.ClusterServices, evidence.Processes,
+			evidence.KubeProxyLog, evidence.WindowsServices, evidence.Pods, evidence.HNSNetworks, evidence.CNIConfig, evidence.EndpointSlices,
+			evidence.ClusterNodes, evidence.IPAddresses, evidence.ClusterConfig}}
 }
 
 // lbKey is one load balancer: VIP, protocol number and service port.
@@ -70,18 +70,18 @@ func protoNumber(p corev1.Protocol) int64 {
 }
 
 func (serviceLBs) Check(c C) Finding {
-	procs, procPath, bad := need(c, evidence.Processes())
+	procs, procPath, bad := need(c, evidence.Processes)
 	if bad != nil {
 		return *bad
 	}
 	if f, stop := c.lbNotProgrammed(procs, procPath); stop {
 		return f
 	}
-	lists, polPath, bad := need(c, evidence.HNSPolicies())
+	lists, polPath, bad := need(c, evidence.HNSPolicies)
 	if bad != nil {
 		return c.notCollected(polPath, bad)
 	}
-	svcs, svcPath, bad := need(c, evidence.ClusterServices())
+	svcs, svcPath, bad := need(c, evidence.ClusterServices)
 	if bad != nil {
 		return *bad
 	}
@@ -100,7 +100,7 @@ func (serviceLBs) Check(c C) Finding {
 // sourceVIPOutside says which source VIP lies outside every pod network of the node (a
 // SourceVip.json left from before a rejoin: DOMAIN.md FM-13), with the path it read.
 func (c C) sourceVIPOutside(vips map[string]bool) (string, string) {
-	nets, ok := optional(c, evidence.HNSNetworks())
+	nets, ok := optional(c, evidence.HNSNetworks)
 	if !ok {
 		return "", ""
 	}
@@ -124,7 +124,7 @@ func (c C) sourceVIPOutside(vips map[string]bool) (string, string) {
 		}
 		if !inside && len(pfxs) > 0 {
 			return fmt.Sprintf("the load balancers' source VIP %s is outside the node's pod network (%s): a stale SourceVip.json from before a rejoin",
-				vip, strings.Join(pfxs, ", ")), c.Path(evidence.HNSNetworks())
+				vip, strings.Join(pfxs, ", ")), c.Path(evidence.HNSNetworks)
 		}
 	}
 	return "", ""
@@ -162,7 +162,7 @@ func selects(sel, labels map[string]string) bool {
 // rebuilds every policy on start.
 func restartKubeProxyFix(c C, verify string) *Fix {
 	name := "kube-proxy"
-	if svcs, ok := optional(c, evidence.WindowsServices()); ok {
+	if svcs, ok := optional(c, evidence.WindowsServices); ok {
 		if s, ok := decode.FindService(svcs, "kube-proxy", "kubeproxy"); ok {
 			name = s.Name
 		}

@@ -27,8 +27,8 @@ type sliceView struct {
 }
 
 func (c C) sliceView() sliceView {
-	items, ok := optional(c, evidence.EndpointSlices())
-	return sliceView{items: items, path: c.Path(evidence.EndpointSlices()), ok: ok}
+	items, ok := optional(c, evidence.EndpointSlices)
+	return sliceView{items: items, path: c.Path(evidence.EndpointSlices), ok: ok}
 }
 
 // ready is the Service's ready endpoint addresses; known is false when the slices were
@@ -145,13 +145,13 @@ type kubeProxyHealth struct{}
 
 func (kubeProxyHealth) Spec() Spec {
 	return Spec{ID: "SVC-KPROXY-HEALTH", Title: "kube-proxy's /healthz answers 200 while it runs",
-		FM: []string{"FM-20"}, Reads: []evidence.Ref{evidence.KubeProxyHealth(), evidence.KubeProxyLog()}}
+		FM: []string{"FM-20"}, Reads: []evidence.Ref{evidence.KubeProxyHealth, evidence.KubeProxyLog}}
 }
 
 func (kubeProxyHealth) Check(c C) Finding {
-	p := c.Path(evidence.KubeProxyHealth())
-	h, err := evidence.Get(c.ev, c.node, evidence.KubeProxyHealth())
-	ms, _, _ := c.scanLogs(false, evidence.KubeProxyLog())
+	p := c.Path(evidence.KubeProxyHealth)
+	h, err := evidence.Get(c.ev, c.node, evidence.KubeProxyHealth)
+	ms, _, _ := c.scanLogs(false, evidence.KubeProxyLog)
 	logDetails, logPaths := logSupport("SVC-KPROXY-HEALTH", ms)
 	if err != nil {
 		if why := c.ev.CollectError(p); strings.Contains(why, "kube-proxy is not running") {

@@ -62,7 +62,7 @@ func (c C) lbNotProgrammed(procs []decode.Process, procPath string) (Finding, bo
 		}
 		return c.Skip("kube-proxy is not running (SVC-KUBEPROXY): it programs no load balancers", procPath), true
 	}
-	if ms, read, _ := c.scanLogs(false, evidence.KubeProxyLog()); slices.ContainsFunc(ms, func(m logMatch) bool {
+	if ms, read, _ := c.scanLogs(false, evidence.KubeProxyLog); slices.ContainsFunc(ms, func(m logMatch) bool {
 		return m.sig.id == "kube-proxy-network-missing"
 	}) {
 		return c.Skip("kube-proxy has not found its HNS network (HNS-KPROXY-NET): it programs no load balancers", read...), true
@@ -112,7 +112,7 @@ func (c C) noLoadBalancers(procs []decode.Process, svcs []corev1.Service, polPat
 	}
 	if mode != "" && len(withEndpoints) > 0 {
 		return c.Fail(fmt.Sprintf("kube-proxy runs the kernelspace proxier but programmed no HNS load balancer, though %d Service(s) have ready endpoints", len(withEndpoints)),
-			polPath, procPath, sv.path, c.Path(evidence.ClusterNodes())).With(
+			polPath, procPath, sv.path, c.Path(evidence.ClusterNodes)).With(
 			"kernelspace: "+mode,
 			"Services with ready endpoints in their EndpointSlices: "+strings.Join(withEndpoints, ", "),
 			"expected: one ELB policy per ClusterIP port of each (pkg/proxy/winkernel/proxier.go syncProxyRules); without them pods on this node reach no Service",
@@ -138,9 +138,9 @@ func (j *lbJudgement) dnsVIP(dnsIP string, lb lbIndex) {
 // servicePorts: every ClusterIP port of a Service with ready endpoints has its load
 // balancer.
 func (c C) servicePorts(j *lbJudgement, svcs []corev1.Service, lb lbIndex, dnsIP string) {
-	pods, podsOK := optional(c, evidence.Pods())
+	pods, podsOK := optional(c, evidence.Pods)
 	if podsOK {
-		j.cites = append(j.cites, c.Path(evidence.Pods()))
+		j.cites = append(j.cites, c.Path(evidence.Pods))
 	}
 	sv := c.sliceView()
 	if sv.ok {
@@ -192,7 +192,7 @@ func (j *lbJudgement) servicePort(s corev1.Service, k lbKey, lb lbIndex, dnsIP s
 // backends: every endpoint a policy balances over exists, every source VIP is a local
 // endpoint or the node's own address, and the DNS VIP balances over live CoreDNS pods.
 func (c C) backends(j *lbJudgement, lists []decode.HNSPolicyList, lb lbIndex, svcs []corev1.Service, dnsIP string) {
-	eps, epPath, epBad := need(c, evidence.HNSEndpoints())
+	eps, epPath, epBad := need(c, evidence.HNSEndpoints)
 	if epBad != nil {
 		j.warns = append(j.warns, "endpoints not cross-checked: "+epBad.Summary)
 		return
@@ -251,7 +251,7 @@ func (c C) podSourceVIPs(j *lbJudgement, vips map[string]bool) map[string]bool {
 	if len(asNode) > 0 {
 		slices.Sort(asNode)
 		j.notes = append(j.notes, "source VIP "+strings.Join(asNode, ", ")+" is the node's own address: kube-proxy uses it for load balancers whose backends are outside the pod network (the API servers) or node addresses")
-		j.cites = append(j.cites, c.Path(evidence.ClusterNodes()))
+		j.cites = append(j.cites, c.Path(evidence.ClusterNodes))
 	}
 	return out
 }
@@ -267,7 +267,7 @@ func (c C) nodeIPs() map[string]bool {
 			}
 		}
 	}
-	if ips, ok := optional(c, evidence.IPAddresses()); ok {
+	if ips, ok := optional(c, evidence.IPAddresses); ok {
 		for _, a := range ips {
 			own[string(a.IPAddress)] = true
 		}
@@ -303,7 +303,7 @@ func (c C) dnsServiceIP(svcs []corev1.Service) string {
 	if ip, _ := clusterconfig.KubeDNS(svcs); ip != "" {
 		return ip
 	}
-	if cfg, ok := optional(c, evidence.ClusterConfig()); ok {
+	if cfg, ok := optional(c, evidence.ClusterConfig); ok {
 		return cfg.KubeDNS
 	}
 	return ""

@@ -26,11 +26,11 @@ const (
 
 func (hostUptime) Spec() Spec {
 	return Spec{ID: "HOST-UPTIME", Layouts: allLayouts(), Title: "host rebooted within two monthly update cycles, not in the last hour",
-		FM: []string{"FM-08"}, Reads: []evidence.Ref{evidence.Host()}}
+		FM: []string{"FM-08"}, Reads: []evidence.Ref{evidence.Host}}
 }
 
 func (hostUptime) Check(c C) Finding {
-	host, p, bad := need(c, evidence.Host())
+	host, p, bad := need(c, evidence.Host)
 	if bad != nil {
 		return *bad
 	}

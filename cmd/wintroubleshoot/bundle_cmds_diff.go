@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -95,7 +96,7 @@ from its evidence. Exit codes: 0 no differences, 1 differences, 2 a bundle is un
 func bundleFindings(b *bundle.Bundle) ([]probes.Finding, error) {
 	f, err := b.FS().Open(evidence.BundleFindings)
 	if errors.Is(err, fs.ErrNotExist) {
-		return engine.Analyze(probes.Default(), evidence.Evidence{FS: b.FS()}, nil)
+		return engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: b.FS()}, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -151,7 +151,7 @@ func importForeign(ctx context.Context, streams genericiooptions.IOStreams, args
 		return true, nil
 	}
 	ev := evidence.Evidence{FS: res.FS()}
-	findings, err := engine.AnalyzeContext(ctx, probes.Default(), ev, nil)
+	findings, err := engine.Analyze(ctx, probes.Default(), ev, nil)
 	if err != nil {
 		return true, &exitError{code: report.ExitUsage, err: fmt.Errorf("analyzing the imported bundles: %w", err)}
 	}

@@ -87,7 +87,7 @@ func analyzeBundle(t *testing.T, tree *evidence.Tree, r *redact.Redactor) ([]pro
 		t.Fatal(err)
 	}
 	defer b.Close()
-	got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: b.FS()}, nil)
+	got, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: b.FS()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestSeededSecretsNeverReachTheBundle(t *testing.T) {
 			if err := tree.CopyFrom(fsys, "cluster", "nodes"); err != nil {
 				t.Fatal(err)
 			}
-			live, err := engine.Analyze(probes.Default(), tree.Evidence(), nil)
+			live, err := engine.Analyze(context.Background(), probes.Default(), tree.Evidence(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestSeededSecretsNeverReachTheBundle(t *testing.T) {
 			sameFindings(t, name, live, got)
 
 			plant(t, tree)
-			live, err = engine.Analyze(probes.Default(), tree.Evidence(), nil)
+			live, err = engine.Analyze(context.Background(), probes.Default(), tree.Evidence(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestFolderJudgesLikeTheEvidence(t *testing.T) {
 		if err := tree.CopyFrom(fsys, "cluster", "nodes"); err != nil {
 			t.Fatal(err)
 		}
-		want, err := engine.Analyze(probes.Default(), tree.Evidence(), nil)
+		want, err := engine.Analyze(context.Background(), probes.Default(), tree.Evidence(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestFolderJudgesLikeTheEvidence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := engine.Analyze(probes.Default(), ev, nil)
+		got, err := engine.Analyze(context.Background(), probes.Default(), ev, nil)
 		closer.Close()
 		if err != nil {
 			t.Fatal(err)

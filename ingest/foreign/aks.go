@@ -60,18 +60,18 @@ func aksCollector() collector {
 func readAKS(m *mapper) {
 	m.b.Version = aksVersion(m.rels)
 	readCollectlogs(m)
-	if m.log("kubelet.err.log", evidence.KubeletLog(), 200) {
-		m.log("kubelet.err.log", evidence.LogKubelet(), 0)
+	if m.log("kubelet.err.log", evidence.KubeletLog, 200) {
+		m.log("kubelet.err.log", evidence.LogKubelet, 0)
 	}
-	if m.log("kubeproxy.err.log", evidence.KubeProxyLog(), 200) {
-		m.log("kubeproxy.err.log", evidence.LogKubeProxy(), 0)
+	if m.log("kubeproxy.err.log", evidence.KubeProxyLog, 200) {
+		m.log("kubeproxy.err.log", evidence.LogKubeProxy, 0)
 	}
-	if !m.log("containerd.err.log", evidence.LogRuntime(), 0) {
-		m.log("panic.log", evidence.LogRuntime(), 0)
+	if !m.log("containerd.err.log", evidence.LogRuntime, 0) {
+		m.log("panic.log", evidence.LogRuntime, 0)
 	}
-	m.log("CustomDataSetupScript.log", evidence.LogStartup(), 0)
-	m.raw("10-azure.conflist", evidence.CNIConfig())
-	m.raw("config.toml", evidence.ContainerdConfig())
+	m.log("CustomDataSetupScript.log", evidence.LogStartup, 0)
+	m.raw("10-azure.conflist", evidence.CNIConfig)
+	m.raw("config.toml", evidence.ContainerdConfig)
 	for _, rel := range m.rels {
 		if strings.HasSuffix(rel, "-cri-containerd-images.txt") {
 			m.paste(pasted{rel: rel, command: "crictl images"})
@@ -134,7 +134,7 @@ func aksClusterConfig(m *mapper) {
 		return
 	}
 	if b, err := c.Marshal(); err == nil {
-		m.put(evidence.ClusterConfig(), b, "kubeclusterconfig.json")
+		m.put(evidence.ClusterConfig, b, "kubeclusterconfig.json")
 	}
 }
 

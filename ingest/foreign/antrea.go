@@ -68,8 +68,8 @@ func readAntrea(m *mapper) {
 			}
 		}
 	}
-	if newest != "" && m.log(newest, evidence.KubeletLog(), 200) {
-		m.log(newest, evidence.LogKubelet(), 0)
+	if newest != "" && m.log(newest, evidence.KubeletLog, 200) {
+		m.log(newest, evidence.LogKubelet, 0)
 	}
 	if t, ok := m.text("agentinfo"); ok {
 		re := regexp.MustCompile(`(?m)^nodeRef:\s*\n(?:\s+\w+:.*\n)*?\s+name:\s*(\S+)`)

@@ -66,8 +66,8 @@ func clusterDumpCollector() collector {
 // dumpKinds maps a dump's list kinds to our cluster files.
 func dumpKinds() map[string]evidence.Ref {
 	return map[string]evidence.Ref{
-		"NodeList": evidence.ClusterNodes(), "ServiceList": evidence.ClusterServices(), "PodList": evidence.Pods(),
-		"EventList": evidence.Events(), "DaemonSetList": evidence.DaemonSets(),
+		"NodeList": evidence.ClusterNodes, "ServiceList": evidence.ClusterServices, "PodList": evidence.Pods,
+		"EventList": evidence.Events, "DaemonSetList": evidence.DaemonSets,
 	}
 }
 

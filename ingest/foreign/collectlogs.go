@@ -77,9 +77,9 @@ func collectlogsVersion(m *mapper) string {
 }
 
 func readCollectlogs(m *mapper) {
-	m.putJSON(evidence.HNSNetworks(), "network.txt", nil)
-	m.putJSON(evidence.HNSEndpoints(), "endpoint.txt", endpointsV1)
-	m.putJSON(evidence.HNSPolicies(), "policy.txt", policyListsV1)
+	m.putJSON(evidence.HNSNetworks, "network.txt", nil)
+	m.putJSON(evidence.HNSEndpoints, "endpoint.txt", endpointsV1)
+	m.putJSON(evidence.HNSPolicies, "policy.txt", policyListsV1)
 	// ip.txt: ipconfig, then >> Get-NetIPAddress (a list view from its first
 	// "IPAddress :" line), then >> Get-NetIPInterface (a table from its "ifIndex" header);
 	// routes.txt: route print, then >> Get-NetRoute (a table from its "ifIndex" header).

@@ -59,30 +59,30 @@ func readEKS(m *mapper) {
 		m.b.Version = "2024-03 or later (system/events/: 5f96c38)"
 	}
 	const hns = "system/network/hns/"
-	m.putJSON(evidence.HNSNetworks(), hns+"network.txt", nil)
-	m.putJSON(evidence.HNSEndpoints(), hns+"endpoint.txt", endpointsV1)
-	m.putJSON(evidence.HNSPolicies(), hns+"policy.txt", policyListsV1)
+	m.putJSON(evidence.HNSNetworks, hns+"network.txt", nil)
+	m.putJSON(evidence.HNSEndpoints, hns+"endpoint.txt", endpointsV1)
+	m.putJSON(evidence.HNSPolicies, hns+"policy.txt", policyListsV1)
 	m.paste(pasted{rel: "system/network/ip.txt", command: "ipconfig /allcompartments /all"},
 		pasted{rel: "system/network/routes.txt", command: "route print"})
 	m.paste(pasted{rel: "system/services", command: "Get-Service | Format-List"})
 	m.paste(pasted{rel: "system/containerd/containerd-images.txt", command: "ctr --namespace k8s.io images list"},
 		pasted{rel: "system/docker/docker-ps.txt", command: "docker ps --all --no-trunc"},
 		pasted{rel: "system/docker/docker-images.txt", command: "docker images"})
-	m.raw("system/kubelet/kubelet-config.json", evidence.KubeletConfig())
+	m.raw("system/kubelet/kubelet-config.json", evidence.KubeletConfig)
 	for _, rel := range m.rels {
-		if strings.HasPrefix(rel, "system/cni/") && m.raw(rel, evidence.CNIConfig()) {
+		if strings.HasPrefix(rel, "system/cni/") && m.raw(rel, evidence.CNIConfig) {
 			break
 		}
 	}
-	m.log("system/containerd_log/panic.log", evidence.LogRuntime(), 0)
+	m.log("system/containerd_log/panic.log", evidence.LogRuntime, 0)
 	if kl := eventLog(m, "system/kubelet/kubelet-service.csv"); kl != nil {
-		m.put(evidence.KubeletLog(), tail(kl, 200), "system/kubelet/kubelet-service.csv")
-		m.put(evidence.LogKubelet(), kl, "system/kubelet/kubelet-service.csv")
+		m.put(evidence.KubeletLog, tail(kl, 200), "system/kubelet/kubelet-service.csv")
+		m.put(evidence.LogKubelet, kl, "system/kubelet/kubelet-service.csv")
 		eksNodeFromLog(m, kl)
 	}
 	if kp := eventLog(m, "system/kube-proxy/kube-proxy-service.csv"); kp != nil {
-		m.put(evidence.KubeProxyLog(), tail(kp, 200), "system/kube-proxy/kube-proxy-service.csv")
-		m.put(evidence.LogKubeProxy(), kp, "system/kube-proxy/kube-proxy-service.csv")
+		m.put(evidence.KubeProxyLog, tail(kp, 200), "system/kube-proxy/kube-proxy-service.csv")
+		m.put(evidence.LogKubeProxy, kp, "system/kube-proxy/kube-proxy-service.csv")
 	}
 	if t, ok := m.text("system/sysinfo"); ok {
 		re := regexp.MustCompile(`(?m)^Host Name:\s+(\S+)\s*$`)
@@ -148,7 +148,7 @@ func eksNodeFromLog(m *mapper, kl []byte) {
 
 func collectIPs(m *mapper) {
 	if b, ok := m.node[evidence.FileIPAddresses]; ok {
-		if addrs, err := evidence.IPAddresses().Decode(evidence.FileIPAddresses, b); err == nil {
+		if addrs, err := evidence.IPAddresses.Decode(evidence.FileIPAddresses, b); err == nil {
 			for _, a := range addrs {
 				m.ips = append(m.ips, string(a.IPAddress))
 			}

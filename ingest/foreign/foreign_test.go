@@ -94,7 +94,7 @@ func TestBundlesJudgeLikeJSON(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: tree}, windowsNodes(tree, meta.Nodes))
+				want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: tree}, windowsNodes(tree, meta.Nodes))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -105,7 +105,7 @@ func TestBundlesJudgeLikeJSON(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				checkRecognized(t, name, l, res, nodes)
-				got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: res.FS()}, nodes)
+				got, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: res.FS()}, nodes)
 				if err != nil {
 					t.Fatal(err)
 				}

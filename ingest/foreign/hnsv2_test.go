@@ -24,14 +24,14 @@ func TestSchemaV2Dumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps, err := evidence.HNSEndpoints().Decode("e", res.Files[evidence.NodeFile("win-1", evidence.FileHNSEndpoints)])
+	eps, err := evidence.HNSEndpoints.Decode("e", res.Files[evidence.NodeFile("win-1", evidence.FileHNSEndpoints)])
 	if err != nil || len(eps) != 2 {
 		t.Fatalf("endpoints: %v %v", eps, err)
 	}
 	if eps[0].IPAddress != "10.200.2.5" || eps[0].IsRemoteEndpoint || !eps[1].IsRemoteEndpoint || eps[0].VirtualNetwork != "6E6D5F3A-0C4B-4F4E-9A44-0C3B1A2E7D11" {
 		t.Errorf("endpoints: %+v", eps)
 	}
-	pls, err := evidence.HNSPolicies().Decode("p", res.Files[evidence.NodeFile("win-1", evidence.FileHNSPolicies)])
+	pls, err := evidence.HNSPolicies.Decode("p", res.Files[evidence.NodeFile("win-1", evidence.FileHNSPolicies)])
 	if err != nil || len(pls) != 1 || len(pls[0].Policies) != 2 {
 		t.Fatalf("policy lists: %+v %v", pls, err)
 	}

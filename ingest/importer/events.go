@@ -103,7 +103,7 @@ func (r *reader) writeEvents(res *Result, node string, events []map[string]any, 
 		br.Note = "no event rows were read"
 		return br
 	}
-	path := evidence.Events().Path(node)
+	path := evidence.Events.Path(node)
 	merged := false
 	if old, ok := res.Files[path]; ok {
 		var prev struct{ Items []map[string]any }
@@ -111,11 +111,11 @@ func (r *reader) writeEvents(res *Result, node string, events []map[string]any, 
 			events, merged = append(prev.Items, events...), true
 		}
 	}
-	out := writeJSON(res, evidence.Events(), node, map[string]any{"apiVersion": "v1", "kind": "List", "items": events}, missing, br)
+	out := writeJSON(res, evidence.Events, node, map[string]any{"apiVersion": "v1", "kind": "List", "items": events}, missing, br)
 	if merged && out.Evidence != "" {
 		out.Note = "merged with the events of the earlier blocks"
 	}
-	out.Recollect = evidence.Events().Meta().Command
+	out.Recollect = evidence.Events.Meta().Command
 	return out
 }
 

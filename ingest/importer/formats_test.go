@@ -56,7 +56,7 @@ func valuesAs[T any](t *testing.T, b importer.BlockReport, dec func(string, []by
 
 func TestDescribePod(t *testing.T) {
 	res := importGoldenless(t, pasteFixture(t, "describe-pod_flannel-os-mismatch_old-kubectl.txt"))
-	evs, err := decode.Events("x", file(t, res, evidence.Events()))
+	evs, err := decode.Events("x", file(t, res, evidence.Events))
 	if err != nil || len(evs) != 3 {
 		t.Fatalf("events %v, %v", evs, err)
 	}
@@ -72,7 +72,7 @@ func TestDescribePod(t *testing.T) {
 		t.Errorf("pod: %+v", p)
 	}
 	res = importGoldenless(t, pasteFixture(t, "describe-pod_iis-crashloop_containerd.txt"))
-	evs, _ = decode.Events("x", file(t, res, evidence.Events()))
+	evs, _ = decode.Events("x", file(t, res, evidence.Events))
 	// New kubectl prints only "kubelet": the event is the pod's node's kubelet's.
 	if len(evs) != 3 || evs[0].Source.Host != "akswin000002" || evs[2].Count != 180 {
 		t.Errorf("events: %+v", evs)
@@ -140,7 +140,7 @@ func TestRuntimeTables(t *testing.T) {
 		t.Errorf("crictl ps: %+v", b)
 	}
 	res = importGoldenless(t, pasteFixture(t, "ctr_images-and-containers_k8s.io.txt"))
-	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images()))
+	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images))
 	if err != nil || len(imgs) != 2 || imgs[0].Tags[0] != "mcr.microsoft.com/oss/kubernetes/pause:3.9" || len(imgs[0].Tags) != 1 {
 		t.Errorf("ctr images: %+v, %v", imgs, err)
 	}
@@ -154,12 +154,12 @@ func TestRuntimeTables(t *testing.T) {
 
 func TestNetshAndNetCmdlets(t *testing.T) {
 	res := importGoldenless(t, pasteFixture(t, "netsh_show-interfaces-route-addresses.txt"))
-	routes, err := decode.DecodeRoutes("x", file(t, res, evidence.Routes()))
+	routes, err := decode.DecodeRoutes("x", file(t, res, evidence.Routes))
 	if err != nil || len(routes) != 5 || routes[0].NextHop != "10.240.0.1" || routes[0].IfIndex != 11 || routes[1].InterfaceAlias != "vEthernet (Ethernet)" ||
 		routes[1].NextHop != "0.0.0.0" || routes[3].RouteMetric != 1 {
 		t.Errorf("routes %+v, %v", routes, err)
 	}
-	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses()))
+	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses))
 	if err != nil || len(addrs) != 2 || addrs[1].IPAddress != "172.28.96.1" || addrs[1].PrefixLength != 20 || addrs[1].InterfaceAlias != "vEthernet (nat)" {
 		t.Errorf("addresses %+v, %v", addrs, err)
 	}

@@ -201,20 +201,20 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	var missing []Missing
 	switch p.Shape {
 	case paste.HNSNetworkList:
-		key = evidence.HNSNetworks()
+		key = evidence.HNSNetworks
 		doc, missing = r.listDoc(p, "network", "ID", "Name", "Type", "Subnets", "State")
 	case paste.HNSEndpointList:
-		key = evidence.HNSEndpoints()
+		key = evidence.HNSEndpoints
 		doc, missing = r.listDoc(p, "endpoint", "ID", "Name", "IPAddress", "VirtualNetwork", "State")
 	case paste.HNSPolicyList:
-		key = evidence.HNSPolicies()
+		key = evidence.HNSPolicies
 		doc, missing = r.listDoc(p, "policy list", "ID", "Policies", "References")
 	case paste.ProcessList:
-		key = evidence.Processes()
+		key = evidence.Processes
 		doc, missing = r.listDoc(p, "process", "Name", "ProcessId", "CommandLine")
 	case paste.HostList:
 		// The host snippet's own object, pasted without ConvertTo-Json: one record.
-		key = evidence.Host()
+		key = evidence.Host
 		if len(p.List.Records) != 1 {
 			br.Note = "host facts are one object; the paste has " + strconv.Itoa(len(p.List.Records))
 			return br
@@ -223,27 +223,27 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		recs, missing = r.records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
 		doc = recs[0]
 	case paste.ServiceList, paste.ServiceTable:
-		key = evidence.WindowsServices()
+		key = evidence.WindowsServices
 		doc, missing = r.services(p)
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.NetRoutes:
-		key = evidence.Routes()
+		key = evidence.Routes
 		doc, missing = r.selected(p, "route", routeColumns())
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.NetIPAddresses:
-		key = evidence.IPAddresses()
+		key = evidence.IPAddresses
 		doc, missing = r.selected(p, "address", addressColumns())
 		br.Parsed = len(p.Table.Rows) + len(p.List.Records)
 	case paste.Ipconfig:
-		key = evidence.IPAddresses()
+		key = evidence.IPAddresses
 		doc, missing = r.ipconfigAddresses(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.RoutePrint:
-		key = evidence.Routes()
+		key = evidence.Routes
 		doc, missing = r.routePrint(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.ScQuery:
-		key = evidence.WindowsServices()
+		key = evidence.WindowsServices
 		doc, missing = r.scServices(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
 	case paste.DockerPs:
@@ -251,18 +251,18 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		var rows []map[string]any
 		rows, missing, ok = r.containers(p)
 		if !ok {
-			br.Parsed, br.Recollect = len(p.Table.Rows), evidence.Containers().Meta().Command
+			br.Parsed, br.Recollect = len(p.Table.Rows), evidence.Containers.Meta().Command
 			br.Note = "docker ps without -a (or without its command line) does not list stopped containers, so it is not written as " + evidence.FileContainers
 			return br
 		}
-		key, doc = evidence.Containers(), rows
+		key, doc = evidence.Containers, rows
 		br.Parsed = len(rows)
 	case paste.DockerImages, paste.CrictlImages:
-		key = evidence.Images()
+		key = evidence.Images
 		doc, missing = images(p)
 		br.Parsed = len(p.Table.Rows)
 	case paste.KubectlDescribe:
-		key = evidence.ClusterNodes()
+		key = evidence.ClusterNodes
 		var items []map[string]any
 		items, missing = r.nodesFromDescribe(p.Lines)
 		doc, br.Parsed = nodeList(items), len(items)
@@ -362,11 +362,11 @@ func (r *reader) logBlock(res *Result, p paste.Part, node string, br BlockReport
 	var key evidence.Ref
 	switch p.Component {
 	case "kubelet":
-		key = evidence.KubeletLog()
+		key = evidence.KubeletLog
 	case "kube-proxy":
-		key = evidence.KubeProxyLog()
+		key = evidence.KubeProxyLog
 	case "flanneld":
-		key = evidence.LogFlanneld()
+		key = evidence.LogFlanneld
 	default:
 		br.Note = "a klog log of a component no probe reads (" + orUnknown(p.Component) + "): kept in this report only"
 		br.Parsed = len(p.Lines)
@@ -434,11 +434,11 @@ func leftovers(ls []paste.Line) []Leftover {
 func (r *reader) recollectFor(s paste.Shape) string {
 	switch s {
 	case paste.HNSNetworkList:
-		return evidence.HNSNetworks().Meta().Command
+		return evidence.HNSNetworks.Meta().Command
 	case paste.HNSEndpointList:
-		return evidence.HNSEndpoints().Meta().Command
+		return evidence.HNSEndpoints.Meta().Command
 	case paste.HNSPolicyList:
-		return evidence.HNSPolicies().Meta().Command
+		return evidence.HNSPolicies.Meta().Command
 	}
-	return evidence.Processes().Meta().Command
+	return evidence.Processes.Meta().Command
 }

@@ -14,22 +14,22 @@ import (
 // jsonCommands map a pasted JSON command to the evidence it is.
 func jsonCommands(re func(string) *regexp.Regexp) []jsonCommand {
 	return []jsonCommand{
-		{re(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks() }},
-		{re(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints() }},
-		{re(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies() }},
-		{re(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.WindowsServices() }},
-		{re(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes() }},
-		{re(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes() }},
-		{re(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses() }},
-		{re(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images() }},
-		{re(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.ClusterNodes() }},
-		{re(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods() }},
-		{re(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices() }},
-		{re(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events() }},
-		{re(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets() }},
+		{re(`(?i)get-hnsnetwork`), func() evidence.Ref { return evidence.HNSNetworks }},
+		{re(`(?i)get-hnsendpoint`), func() evidence.Ref { return evidence.HNSEndpoints }},
+		{re(`(?i)get-hnspolicylist`), func() evidence.Ref { return evidence.HNSPolicies }},
+		{re(`(?i)win32_service|get-service`), func() evidence.Ref { return evidence.WindowsServices }},
+		{re(`(?i)win32_process|get-process`), func() evidence.Ref { return evidence.Processes }},
+		{re(`(?i)get-netroute`), func() evidence.Ref { return evidence.Routes }},
+		{re(`(?i)get-netipaddress`), func() evidence.Ref { return evidence.IPAddresses }},
+		{re(`(?i)image inspect|inspecti|crictl images`), func() evidence.Ref { return evidence.Images }},
+		{re(`(?i)kubectl.* get (?:nodes?|no)\b`), func() evidence.Ref { return evidence.ClusterNodes }},
+		{re(`(?i)kubectl.* get (?:pods?|po)\b`), func() evidence.Ref { return evidence.Pods }},
+		{re(`(?i)kubectl.* get (?:services?|svc)\b`), func() evidence.Ref { return evidence.ClusterServices }},
+		{re(`(?i)kubectl.* get (?:events?|ev)\b`), func() evidence.Ref { return evidence.Events }},
+		{re(`(?i)kubectl.* get (?:daemonsets?|ds)\b`), func() evidence.Ref { return evidence.DaemonSets }},
 		// The CNI config as the node has it (Get-Content, type, cat of a file under a cni
 		// or net.d folder).
-		{re(`(?i)^(?:get-content|gc|cat|type)\b.*(?:cni|net\.d)`), func() evidence.Ref { return evidence.CNIConfig() }},
+		{re(`(?i)^(?:get-content|gc|cat|type)\b.*(?:cni|net\.d)`), func() evidence.Ref { return evidence.CNIConfig }},
 	}
 }
 
@@ -86,7 +86,7 @@ func keyForKind(data []byte) (evidence.Ref, bool) {
 	}
 	if doc.CNIVersion != "" && (doc.Type != "" || len(doc.Plugins) > 0) {
 		// A CNI config or conflist: complete as printed (whitespace and line ends aside).
-		return evidence.CNIConfig(), true
+		return evidence.CNIConfig, true
 	}
 	kind := strings.TrimSuffix(doc.Kind, "List")
 	if kind == "" && len(doc.Items) > 0 {
@@ -94,15 +94,15 @@ func keyForKind(data []byte) (evidence.Ref, bool) {
 	}
 	switch kind {
 	case "Node":
-		return evidence.ClusterNodes(), true
+		return evidence.ClusterNodes, true
 	case "Pod":
-		return evidence.Pods(), true
+		return evidence.Pods, true
 	case "Service":
-		return evidence.ClusterServices(), true
+		return evidence.ClusterServices, true
 	case "Event":
-		return evidence.Events(), true
+		return evidence.Events, true
 	case "DaemonSet":
-		return evidence.DaemonSets(), true
+		return evidence.DaemonSets, true
 	}
 	return nil, false
 }

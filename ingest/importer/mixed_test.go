@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"regexp"
@@ -247,7 +248,7 @@ func TestMixedTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: tree}, nil)
+		want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: tree}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +276,7 @@ func TestMixedTranscripts(t *testing.T) {
 					files[p] = &fstest.MapFile{Data: b}
 				}
 			}
-			got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: files}, nil)
+			got, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: files}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

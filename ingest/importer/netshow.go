@@ -102,7 +102,7 @@ func (r *reader) netshBlock(res *Result, p paste.Part, node string, br BlockRepo
 	case hasTable && len(t.Columns) >= 6 && len(t.Rows) > 0 && isPrefix(t.Rows[0].Cells[3]):
 		// The route table, told by its fourth column's values, whatever the header's
 		// language.
-		key = evidence.Routes()
+		key = evidence.Routes
 		doc, missing = netshRoutes(t)
 	case hasTable && len(t.Rows) > 0:
 		br.Values, br.Parsed = rowMaps(paste.Part{Table: t}, "Idx", "Met", "MTU", "MediaSenseState", "Bytes In", "Bytes Out"), len(t.Rows)
@@ -110,7 +110,7 @@ func (r *reader) netshBlock(res *Result, p paste.Part, node string, br BlockRepo
 		br.Note = "the interface table (index, metric, MTU, state) is no evidence file: kept in values"
 		return br
 	default:
-		key = evidence.IPAddresses()
+		key = evidence.IPAddresses
 		doc, missing = netshAddresses(p.Lines)
 	}
 	if len(doc) == 0 {

@@ -1,6 +1,7 @@
 package importer_test
 
 import (
+	"context"
 	"testing"
 	"testing/fstest"
 
@@ -19,7 +20,7 @@ func TestOverlayReadsPastesInJSONSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: tree}, nil)
+	want, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: tree}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,14 +31,14 @@ func TestOverlayReadsPastesInJSONSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	files[p] = &fstest.MapFile{Data: []byte("PS C:\\k> Get-HnsNetwork\n" + paste.FormatList(recs, 100, paste.ConsoleCut, 0))}
-	if _, err := evidence.HNSNetworks().Decode(p, files[p].Data); err == nil {
+	if _, err := evidence.HNSNetworks.Decode(p, files[p].Data); err == nil {
 		t.Fatal("the paste decodes as JSON")
 	}
 	over, rep, err := importer.Overlay(files)
 	if err != nil || rep == nil {
 		t.Fatalf("overlay: %v, report %v", err, rep)
 	}
-	got, err := engine.Analyze(probes.Default(), evidence.Evidence{FS: over}, nil)
+	got, err := engine.Analyze(context.Background(), probes.Default(), evidence.Evidence{FS: over}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

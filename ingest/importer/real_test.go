@@ -60,7 +60,7 @@ func TestRealHNSNetworks(t *testing.T) {
 	}
 	for _, c := range cases {
 		res := importOne(t, c.sample)
-		nets, err := evidence.HNSNetworks().Decode("x", file(t, res, evidence.HNSNetworks()))
+		nets, err := evidence.HNSNetworks.Decode("x", file(t, res, evidence.HNSNetworks))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestRealHNSNetworks(t *testing.T) {
 func TestRealEndpointsAndPolicies(t *testing.T) {
 	res := importOne(t, "hns-endpoints_list_antrea-transparent_stuck-remove-state3_tkg_broken_02.txt")
 	var eps []map[string]any
-	if err := json.Unmarshal(file(t, res, evidence.HNSEndpoints()), &eps); err != nil {
+	if err := json.Unmarshal(file(t, res, evidence.HNSEndpoints), &eps); err != nil {
 		t.Fatal(err)
 	}
 	if len(eps) != 1 || eps[0]["State"] != float64(3) || eps[0]["RemoveProcessingStartTime"] != float64(132768214068678123) ||
@@ -94,7 +94,7 @@ func TestRealEndpointsAndPolicies(t *testing.T) {
 		t.Errorf("stale endpoint: %v", eps)
 	}
 	res = importOne(t, "hns-endpoints_list_calico-overlay_author-trimmed-fields_ws2019_healthy_01.txt")
-	if err := json.Unmarshal(file(t, res, evidence.HNSEndpoints()), &eps); err != nil {
+	if err := json.Unmarshal(file(t, res, evidence.HNSEndpoints), &eps); err != nil {
 		t.Fatal(err)
 	}
 	if len(eps) != 4 || eps[0]["IsRemoteEndpoint"] != true || eps[3]["IPAddress"] != "100.244.206.70" {
@@ -102,7 +102,7 @@ func TestRealEndpointsAndPolicies(t *testing.T) {
 	}
 	res = importOne(t, "hns-policylist_list_ELB-clusterip_calico-overlay_ws2019_healthy_01.txt")
 	var pls []map[string]any
-	if err := json.Unmarshal(file(t, res, evidence.HNSPolicies()), &pls); err != nil {
+	if err := json.Unmarshal(file(t, res, evidence.HNSPolicies), &pls); err != nil {
 		t.Fatal(err)
 	}
 	refs, _ := pls[0]["References"].([]any)
@@ -113,7 +113,7 @@ func TestRealEndpointsAndPolicies(t *testing.T) {
 
 func TestRealServicesImagesLogs(t *testing.T) {
 	res := importOne(t, "service-newservice-list_kubelet-stopped_kubecluster_ws1809_01.txt")
-	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices()))
+	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices))
 	if err != nil || len(svcs) != 1 || svcs[0].Name != "Kubelet" || svcs[0].Status != "Stopped" || svcs[0].StartType != "" {
 		t.Errorf("services %+v, %v", svcs, err)
 	}
@@ -122,12 +122,12 @@ func TestRealServicesImagesLogs(t *testing.T) {
 		t.Errorf("leading text: %+v", res.Report.Blocks[0])
 	}
 	res = importOne(t, "docker-images_servercore-nanoserver_no-pause_azure-ws1809_pre-join_01.txt")
-	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images()))
+	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images))
 	if err != nil || len(imgs) != 2 || imgs[0].Tags[0] != "mcr.microsoft.com/windows/servercore:ltsc2019" || imgs[1].ID != "e9bbec97e222" || imgs[0].OSVersion != "" {
 		t.Errorf("images %+v, %v", imgs, err)
 	}
 	res = importOne(t, "kubeproxy-log_winkernel_overlay-loadbalancer-created_calico_healthy_01.log")
-	if log := string(file(t, res, evidence.KubeProxyLog())); !strings.Contains(log, "Hns LoadBalancer resource created") {
+	if log := string(file(t, res, evidence.KubeProxyLog)); !strings.Contains(log, "Hns LoadBalancer resource created") {
 		t.Errorf("kube-proxy log: %q", log)
 	}
 	res = importOne(t, "antrea-agent-log_windows_apiserver-svc-unreachable_console-joined-lines_broken_01.log")
@@ -176,7 +176,7 @@ func TestNodeTablePartial(t *testing.T) {
 		if b.Recognized != "kubectl get nodes table" || b.Parsed < 2 || b.Recollect != "`kubectl get nodes -o json`" || len(b.Missing) == 0 {
 			t.Errorf("%s: %+v", c.sample, b)
 		}
-		nodes, err := decode.Nodes("x", file(t, res, evidence.ClusterNodes()))
+		nodes, err := decode.Nodes("x", file(t, res, evidence.ClusterNodes))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestNodeTablePartial(t *testing.T) {
 
 func TestRealIpconfig(t *testing.T) {
 	res := importOne(t, "ipconfig_basic_azure-ws1809_vEthernet-nat-only_pre-join_01.txt")
-	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses()))
+	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses))
 	if err != nil || len(addrs) != 2 || addrs[0].IPAddress != "10.0.0.6" || addrs[0].PrefixLength != 24 || addrs[0].InterfaceAlias != "Ethernet 2" ||
 		addrs[1].IPAddress != "172.28.96.1" || addrs[1].PrefixLength != 20 || addrs[1].InterfaceAlias != "vEthernet (nat)" {
 		t.Errorf("addresses %+v, %v", addrs, err)
@@ -209,7 +209,7 @@ func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses()))
+	addrs, err := decode.DecodeIPAddresses("x", file(t, res, evidence.IPAddresses))
 	if err != nil || len(addrs) != 1 || addrs[0].IPAddress != "10.240.0.30" || addrs[0].PrefixLength != 24 || addrs[0].InterfaceAlias != "vEthernet (Ethernet)" {
 		t.Errorf("German ipconfig: %+v, %v", addrs, err)
 	}
@@ -223,7 +223,7 @@ func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices()))
+	svcs, err := decode.DecodeServices("x", file(t, res, evidence.WindowsServices))
 	if err != nil || len(svcs) != 1 || svcs[0].Status != "Stopped" || svcs[0].StartType != "Automatic" || svcs[0].PathName != "C:\\k\\kubelet.exe --v=2" {
 		rep, _ := res.ReportJSON()
 		t.Errorf("sc query + qc: %+v, %v\n%s", svcs, err, rep)
@@ -254,7 +254,7 @@ func TestCrictlImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images()))
+	imgs, err := decode.DecodeImages("x", file(t, res, evidence.Images))
 	if err != nil || len(imgs) != 2 || imgs[0].Tags[0] != "mcr.microsoft.com/oss/kubernetes/pause:3.9" || len(imgs[1].Tags) != 0 {
 		t.Errorf("crictl images: %+v, %v", imgs, err)
 	}
@@ -286,7 +286,7 @@ func TestRealCNIConfigs(t *testing.T) {
 		"cni-config_wincni-l2bridge_AdditionalArgs_hand-edited-tabs_psjson_03.conf":  "l2bridge",
 	} {
 		res := importOne(t, s)
-		cfg, err := decode.DecodeCNIConfig("x", file(t, res, evidence.CNIConfig()))
+		cfg, err := decode.DecodeCNIConfig("x", file(t, res, evidence.CNIConfig))
 		if err != nil || cfg.Name != want {
 			t.Errorf("%s: %+v, %v", s, cfg, err)
 		}

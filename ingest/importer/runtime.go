@@ -142,7 +142,7 @@ func (r *reader) runtimeBlock(res *Result, p paste.Part, node string, br BlockRe
 	br.Leftover = leftovers(p.Table.Leftover)
 	switch p.Shape {
 	case paste.CrictlPods:
-		br.Values, br.Recollect = crictlPods(p.Table), evidence.Containers().Meta().Command
+		br.Values, br.Recollect = crictlPods(p.Table), evidence.Containers.Meta().Command
 		br.Note = "crictl pods shows no pod UIDs, and RUNTIME-LEFTOVERS tells a leftover sandbox from a live pod by UID, so it is not written as " + evidence.FileContainers + "; paste the command in recollect"
 	case paste.CrictlPs:
 		br.Values = crictlContainers(p.Table)
@@ -152,7 +152,7 @@ func (r *reader) runtimeBlock(res *Result, p paste.Part, node string, br BlockRe
 		br.Note = "ctr lists containerd's objects, not the kubelet's view of pods: kept in values"
 	case paste.CtrImages:
 		if !inK8sNamespace(p.Command) {
-			br.Values, br.Recollect = rowMaps(p), evidence.Images().Meta().Command
+			br.Values, br.Recollect = rowMaps(p), evidence.Images.Meta().Command
 			br.Note = "ctr without `-n k8s.io` (or without its command line) lists containerd's default namespace, not the kubelet's images, so it is not written as " + evidence.FileImages
 			return br
 		}
@@ -166,7 +166,7 @@ func (r *reader) runtimeBlock(res *Result, p paste.Part, node string, br BlockRe
 			return br
 		}
 		br.Parsed = len(doc)
-		return write(res, evidence.Images(), node, append(b, '\n'), missing, br)
+		return write(res, evidence.Images, node, append(b, '\n'), missing, br)
 	}
 	return br
 }

@@ -19,20 +19,20 @@ func (r *reader) valuesBlock(res *Result, p paste.Part, node string, br BlockRep
 		for _, rows := range v {
 			br.Parsed += len(rows.([]map[string]any))
 		}
-		br.Values, br.Recollect = v, evidence.HNSNetworks().Meta().Command+"; "+evidence.HNSEndpoints().Meta().Command
+		br.Values, br.Recollect = v, evidence.HNSNetworks.Meta().Command+"; "+evidence.HNSEndpoints.Meta().Command
 		br.Note = "hnsdiag lists names and IDs only (no types, subnets or endpoint states), so it is kept in values, not written as evidence"
 	case paste.NetshDump:
 		v := r.netshDump(p.Lines)
 		br.Parsed = len(v["routes"].([]map[string]string)) + len(v["addresses"].([]map[string]string))
-		br.Values, br.Recollect = v, evidence.Routes().Meta().Command+"; "+evidence.IPAddresses().Meta().Command
+		br.Values, br.Recollect = v, evidence.Routes.Meta().Command+"; "+evidence.IPAddresses.Meta().Command
 		br.Note = "netsh dump holds only the persistent configuration (no DHCP or HNS routes and addresses), so it is kept in values, not written as evidence"
 	case paste.WinVersion:
 		br.Values = r.windowsBuild(p.Lines)
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host().Meta().Command
+		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host.Meta().Command
 		br.Note = "the OS build alone is not host.json (no computer name or boot time); it is kept in values"
 	case paste.SystemInfo:
 		v := r.systeminfo(p.Lines)
-		br.Values, br.Parsed, br.Recollect = v, len(v), evidence.Host().Meta().Command
+		br.Values, br.Parsed, br.Recollect = v, len(v), evidence.Host.Meta().Command
 		br.Note = "systeminfo prints the boot time in the local time zone and format and no update revision (UBR), so it is not host.json; it is kept in values"
 	case paste.NetAdapters, paste.NetIPInterfaces:
 		rows := rowMaps(p, "ifIndex", "InterfaceMetric", "NlMtu")
@@ -66,11 +66,11 @@ func (r *reader) describePodBlock(res *Result, p paste.Part, node string, br Blo
 	}
 	br.Values, br.Parsed = nodeList(pods), len(pods)
 	br.Note = "pods are kept in values: a describe shows no pod UIDs and not the node's other pods, which " + evidence.PathPods + " must list; paste the command in recollect"
-	br.Recollect = evidence.Pods().Meta().Command
+	br.Recollect = evidence.Pods.Meta().Command
 	if len(events) == 0 {
 		return br
 	}
-	path := evidence.Events().Path(node)
+	path := evidence.Events.Path(node)
 	merged := false
 	if old, ok := res.Files[path]; ok {
 		var prev struct{ Items []map[string]any }
@@ -79,11 +79,11 @@ func (r *reader) describePodBlock(res *Result, p paste.Part, node string, br Blo
 		}
 	}
 	missing := []Missing{{Item: "events", Field: "events of other objects", Why: "a describe shows only the described pods' events, not the node's or other pods'"}}
-	out := writeJSON(res, evidence.Events(), node, map[string]any{"apiVersion": "v1", "kind": "List", "items": events}, missing, br)
+	out := writeJSON(res, evidence.Events, node, map[string]any{"apiVersion": "v1", "kind": "List", "items": events}, missing, br)
 	if merged && out.Evidence != "" {
 		out.Note = "merged with the events of the earlier blocks; " + br.Note
 	}
-	out.Recollect = evidence.Pods().Meta().Command + "; " + evidence.Events().Meta().Command
+	out.Recollect = evidence.Pods.Meta().Command + "; " + evidence.Events.Meta().Command
 	return out
 }
 
@@ -105,12 +105,12 @@ func writeJSON(res *Result, key evidence.Ref, node string, doc any, missing []Mi
 func (r *reader) nodeTableBlock(res *Result, p paste.Part, node string, br BlockReport) BlockReport {
 	items, missing := nodesFromTable(p.Table)
 	br.Leftover = leftovers(p.Table.Leftover)
-	path := evidence.ClusterNodes().Path(node)
+	path := evidence.ClusterNodes.Path(node)
 	merged := false
 	if old, ok := res.Files[path]; ok {
 		items, merged = mergeNodes(old, items)
 	}
-	out := writeJSON(res, evidence.ClusterNodes(), node, nodeList(items), missing, br)
+	out := writeJSON(res, evidence.ClusterNodes, node, nodeList(items), missing, br)
 	out.Parsed = len(p.Table.Rows)
 	if merged && out.Evidence != "" {
 		out.Note = "merged with the nodes of the earlier blocks (a node they showed keeps what they showed)"
