@@ -32,6 +32,10 @@ func (knownBadBuilds) Check(c C) Finding {
 	}
 	ubr := int64(host.UBR)
 	for _, b := range knownBadUpdates() {
+		if b.Build == build && !host.Shown("UBR") {
+			// The table has ranges of this build: the revision decides.
+			return *c.hostNotShown(host, p, "UBR")
+		}
 		if b.Build != build || ubr < b.FirstUBR || ubr > b.LastUBR {
 			continue
 		}

@@ -70,6 +70,8 @@ func (netOverlay) Check(c C) Finding {
 		cites = append(cites, c.Path(evidence.Host()))
 		build := strings.TrimSpace(string(host.CurrentBuild))
 		switch {
+		case build == ws2019Build && !host.Shown("UBR"):
+			facts = append(facts, "build "+build+" without its update revision (UBR, not shown): the KB4489899 check is not made; "+hostFieldCommands([]string{"UBR"}))
 		case build == ws2019Build && int64(host.UBR) < kb4489899UBR:
 			problems = append(problems, fmt.Sprintf("Windows Server 2019 build %s.%d is older than 17763.%d (KB4489899), which overlay networking needs", build, host.UBR, kb4489899UBR))
 			fixes = append(fixes, kbFix(c.id))

@@ -16,6 +16,7 @@ type Parser struct {
 	cmdShapes                                                      []cmdShape
 	componentLogFile                                               *regexp.Regexp
 	ipconfigHeader, scService, netshLine, winVer, routeTable       *regexp.Regexp
+	ipconfigAdapter, ipconfigDotted, cutMark                       *regexp.Regexp
 	eventRow, eventHeader                                          *regexp.Regexp
 	kubeYAML, psErrorLine, sysinfoHeader, netshShow, hnsdiagHeader *regexp.Regexp
 	// logs
@@ -54,9 +55,9 @@ func New() *Parser {
 		// bash's default on RHEL-like hosts: [root@m1 ~]# kubectl ...
 		shPrompt:   re(`^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][$#] ?(.*)$`),
 		contPrompt: re(`^>> ?(.*)$`),
-		knownVerbs: re(`(?i)^(?:get-|kubectl|k |kg[a-z]*\b|kd[a-z]*\b|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&|\[environment\]|\(get-|journalctl|systemctl|ps |hostname)`),
+		knownVerbs: re(`(?i)^(?:get-|kubectl|k |kg[a-z]*\b|kd[a-z]*\b|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&|\[environment\]|\[system\.environment\]|gp |gin\b|\(get-|journalctl|systemctl|ps |hostname)`),
 		// A command line pasted without its prompt: a known command alone on its line.
-		bareCommand: re(`(?i)^(?:kubectl(?:\.exe)? (?:get|describe)|k (?:get|describe)|kgno\w*|kdno\w*|get-(?:hns\w+|service|netroute|netipaddress|netadapter|netipinterface|computerinfo|itemproperty)\b|hnsdiag(?:\.exe)? list|ipconfig(?:\.exe)?(?: /all)?\s*$|systeminfo(?:\.exe)?\s*$|route(?:\.exe)? print|sc(?:\.exe)? (?:query|queryex|qc) |crictl(?:\.exe)? \w|ctr(?:\.exe)? \S|docker(?:\.exe)? (?:ps|images)|\[environment\]::osversion)[^:]*$`),
+		bareCommand: re(`(?i)^(?:kubectl(?:\.exe)? (?:get|describe)|k (?:get|describe)|kgno\w*|kdno\w*|get-(?:hns\w+|service|netroute|netipaddress|netadapter|netipinterface|computerinfo|itemproperty)\b|hnsdiag(?:\.exe)? list|ipconfig(?:\.exe)?(?: /all)?\s*$|systeminfo(?:\.exe)?\s*$|route(?:\.exe)? print|sc(?:\.exe)? (?:query|queryex|qc) |crictl(?:\.exe)? \w|ctr(?:\.exe)? \S|docker(?:\.exe)? (?:ps|images)|\[(?:system\.)?environment\]::osversion)[^:]*$`),
 		// kubectl aliases people type (the ahmetb/kubectl-aliases set and "k").
 		aliasCmd: re(`^(k|kg|kd|kgno|kgnowide|kgnoow|kdno|kgpo|kdpo|kgev|kge)(?:\s|$)`),
 		// "Name<padding> : value" (or "Name :" with nothing after it). Property names stay
@@ -70,14 +71,24 @@ func New() *Parser {
 		// Get-Content of a kubelet or kube-proxy log file names the component.
 		componentLogFile: re(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet|flanneld)[^\\/\s'"]*\.log\b`),
 		// ipconfig's first line in English, German and Chinese.
-		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`),
+		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置|Configuration IP de Windows|` +
+			`Configuración IP de Windows|Configuração de IP do Windows|Configurazione IP di Windows|Windows IP 構成|Windows IP 구성|` +
+			`Настройка протокола IP для Windows)`),
+		// An adapter's section header, for the paste that starts at a section (the
+		// header cut off): en, de, zh-CN, fr, es, pt, it, ja, ko, ru.
+		ipconfigAdapter: re(`^(?:\S+ adapter|\S+-Adapter|以太网适配器|未知适配器|无线局域网适配器|隧道适配器|Carte|Adaptador|Scheda|` +
+			`イーサネット アダプター|不明なアダプター|이더넷 어댑터|Адаптер|Туннельный адаптер) \S.*\S ?:\s*$`),
+		// The marks an author leaves where a paste was cut: "--- snip ---", ". . .", "...".
+		cutMark: re(`^\s*(?:-+ ?(?:snip|cut|schnipp)\w* ?-+|(?:\. ?){3}|…|\[\.\.\.\])\s*$`),
+		// "   IPv4 Address. . . . . . . . . . . : 10.0.0.4": a label padded with ". ".
+		ipconfigDotted: re(`^\s{2,}\S.*?(?:\. ?){2,}\s*:`),
 		scService:      re(`^SERVICE_NAME: \S`),
 		// One row of describe's Events: Type, Reason, Age ("2m", "22s (x12 over 41s)"),
 		// From ("kubelet, w1" before kubectl 1.18, "kubelet" after), Message.
 		eventRow:    re(`^\s*(Normal|Warning)\s{2,}(\S+)\s{2,}(\S+(?: \(x\d+ over \S+\))?)\s{2,}(\S+(?:, \S+)?)\s{2,}(.*)$`),
 		eventHeader: re(`^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$`),
 		netshLine:   re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4|popd\s*$)`),
-		winVer:      re(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
+		winVer:      re(`^Microsoft Windows \[(?i:version|versión|versão|versione|версия|バージョン|버전|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
 		routeTable:  re(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`),
 		// What kubectl -o yaml prints first.
 		kubeYAML: re(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`),
