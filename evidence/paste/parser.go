@@ -47,7 +47,7 @@ func New() *Parser {
 		runnerStamp: re(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)? `),
 		// PowerShell's prompt, with the remoting prefix when run through Enter-PSSession;
 		// pwsh's "PS /home/me>" and a bare "PS>" too.
-		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS(?: [A-Za-z]:\\[^>]*| /[^>]*)?> ?(.*)$`),
+		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS(?: [A-Za-z]:\\[^>]*| /[^>]*| )?> ?(.*)$`),
 		// cmd.exe's (C:\k>), and a shell's: $ kubectl ..., user@host:~$ kubectl ...,
 		// root@host:~# ..., zsh's user@host ~ % ... and host% ..., oh-my-zsh's
 		// "➜  dir git:(main) ✗ ...", starship's "❯ ...", and a bare "> " or "# ".
@@ -94,8 +94,11 @@ func New() *Parser {
 		kubeYAML: re(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`),
 		// How PowerShell prints an error record: "Verb-Noun : message", then
 		// "+ CategoryInfo" and "+ FullyQualifiedErrorId" (localized messages, English names).
-		psErrorLine:   re(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `),
-		sysinfoHeader: re(`(?m)^(?:Host Name|Hostname|主机名):\s+\S+\n(?:OS Name|Betriebssystemname|OS 名称):\s+`),
+		psErrorLine: re(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `),
+		// systeminfo's first lines, or (an excerpt) its OS Version line in any language:
+		// "OS Version:                10.0.14393 N/A Build 14393".
+		sysinfoHeader: re(`(?m)^(?:Host Name|Hostname|主机名):\s+\S+\n(?:OS Name|Betriebssystemname|OS 名称):\s+|` +
+			`^[^\s:][^:\n]*:\s{2,}10\.0\.(\d{4,5}) \S+(?: \S+)* \d{4,5}\s*$`),
 		// netsh's English headers; in other languages the command line tells it (the
 		// parsers read the columns by position and the addresses by their values).
 		netshShow:     re(`(?m)^Configuration for interface "|^Publish\s+Type\s+Met\s+Prefix|^\s*Idx\s+Met\s+MTU\s+State|^\s*MTU\s+MediaSenseState`),
