@@ -124,6 +124,10 @@ func (hostPrereq) Check(c C) Finding {
 		problems = append(problems, "the Containers feature is "+decode.FeatureStateName(state)+
 			": without it the Host Compute Service, which containerd and Docker create every container through, is not there")
 	}
+	if len(problems) == 0 && !host.Shown("ContainersFeature") {
+		// A pasted build: the feature's state decides and the paste did not show it.
+		return *c.hostNotShown(host, p, "ContainersFeature")
+	}
 	if len(problems) == 0 {
 		if !featureKnown {
 			return c.Pass(fmt.Sprintf("build %s is Windows Server 2019 or later; the Containers feature was not collected (older host.json)", host.Version()), p).

@@ -36,6 +36,8 @@ func hostFieldCommands(fields []string) string {
 		switch f {
 		case "LastBootUpTime", "CollectedAt":
 			add("(Get-CimInstance Win32_OperatingSystem).LastBootUpTime.ToUniversalTime().ToString('o'); (Get-Date).ToUniversalTime().ToString('o')")
+		case "ContainersFeature":
+			add("Get-CimInstance Win32_OptionalFeature -Filter \"Name='Containers'\" | Select-Object InstallState")
 		case "ComputerName", "DnsHostName", "Domain", "PartOfDomain":
 			add("Get-CimInstance Win32_ComputerSystem | Select-Object Name, DNSHostName, Domain, PartOfDomain")
 		default:

@@ -126,13 +126,14 @@ func TestCorpusJudged(t *testing.T) {
 		"hns-networks_list_german-extensions_ps-fence_flannel-vxlan.txt":    {},
 		"kubelet-log_klog-header_perfcounter-errors.txt":                    {},
 		"flanneld-log_ps-prompt-continuation_vxlan-create.txt":              {},
-		// The host's build alone judges the build; the rest skips, naming the command.
-		"osversion_ps-space-prompt_docker-ws2019.txt": {"HOST-PREREQ": probes.Pass, "HOST-KNOWN-BUILD": probes.Pass,
+		// The host's build alone judges the build (a build older than 2019 fails
+		// HOST-PREREQ); the rest skips, naming the command (the Containers feature).
+		"osversion_ps-space-prompt_docker-ws2019.txt": {"HOST-PREREQ": probes.Skip, "HOST-KNOWN-BUILD": probes.Pass,
 			"HOST-UPTIME": probes.Skip, "HOST-NAME": probes.Skip},
 		"osversion-version_systeminfo-excerpt_ws2016-registry-revision.txt":     {"HOST-PREREQ": probes.Fail},
-		"systeminfo_ps-vagrant-prompt_rke2-ws2019-eval.txt":                     {"HOST-PREREQ": probes.Pass, "HOST-UPTIME": probes.Skip},
-		"ver_cmd-prompt_users-dir_ws2004.txt":                                   {"HOST-PREREQ": probes.Pass, "HOST-KNOWN-BUILD": probes.Pass},
-		"get-itemproperty-currentversion_list_collapsed-padding_win10-1909.txt": {"HOST-PREREQ": probes.Pass, "HOST-KNOWN-BUILD": probes.Pass},
+		"systeminfo_ps-vagrant-prompt_rke2-ws2019-eval.txt":                     {"HOST-PREREQ": probes.Skip, "HOST-UPTIME": probes.Skip},
+		"ver_cmd-prompt_users-dir_ws2004.txt":                                   {"HOST-PREREQ": probes.Skip, "HOST-KNOWN-BUILD": probes.Pass},
+		"get-itemproperty-currentversion_list_collapsed-padding_win10-1909.txt": {"HOST-PREREQ": probes.Skip, "HOST-KNOWN-BUILD": probes.Pass},
 	}
 	node := map[string]string{
 		"kubectl-get-nodes_rhel-root-prompt_2018.txt":                       "k8s-worker-1",

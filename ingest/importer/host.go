@@ -11,10 +11,9 @@ import (
 )
 
 // hostFields are the host.json fields an output can show, in the snippet's order.
-// ContainersFeature is left out: its absence already reads as "not collected".
 func hostFields() []string {
 	return []string{"ComputerName", "DnsHostName", "Domain", "PartOfDomain", "ProductName", "CurrentBuild", "UBR",
-		"BuildLabEx", "LastBootUpTime", "CollectedAt"}
+		"BuildLabEx", "LastBootUpTime", "CollectedAt", "ContainersFeature"}
 }
 
 // hostBlock reads what an output shows of the host (ver, systeminfo,
@@ -88,7 +87,7 @@ func (r *reader) hostFacts(p paste.Part) (map[string]any, string) {
 	case paste.SystemInfo:
 		return r.systeminfoFacts(p.Lines), "systeminfo prints the boot time in the console's time zone and format and no update revision (UBR): both are left unknown"
 	case paste.OSVersion:
-		return osVersionFacts(p.Table), "[Environment]::OSVersion's revision is not the update revision (UBR: .NET reports 0), so it is left unknown"
+		return osVersionFacts(p.Table, p.Lines), "[Environment]::OSVersion's revision is not the update revision (UBR: .NET reports 0), so it is left unknown"
 	case paste.ComputerInfo:
 		return r.recordFacts(p.List, computerInfoFields()), "Get-ComputerInfo prints OsLastBootUpTime in the console's time zone and format: left unknown"
 	case paste.CurrentVersion:
@@ -97,7 +96,7 @@ func (r *reader) hostFacts(p paste.Part) (map[string]any, string) {
 		if len(p.List.Records) != 1 {
 			return nil, "host facts are one object; the paste has " + strconv.Itoa(len(p.List.Records))
 		}
-		fields := map[string]string{"ContainersFeature": "ContainersFeature"}
+		fields := map[string]string{}
 		for _, f := range hostFields() {
 			fields[f] = f
 		}
@@ -164,7 +163,15 @@ func domainLabels() []string {
 
 // osVersionFacts reads [Environment]::OSVersion (Platform, ServicePack, Version,
 // VersionString) or its .Version (Major, Minor, Build, Revision): the build only.
-func osVersionFacts(t paste.Table) map[string]any {
+func osVersionFacts(t paste.Table, lines []paste.Line) map[string]any {
+	for _, l := range lines {
+		// [Environment]::OSVersion.ToString(): "Microsoft Windows NT 10.0.17763.0".
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l.Text), "Microsoft Windows NT 10.0."); ok {
+			if b, _, _ := strings.Cut(rest, "."); len(b) >= 4 && strings.Trim(b, "0123456789") == "" {
+				return map[string]any{"CurrentBuild": b}
+			}
+		}
+	}
 	for _, row := range t.Rows {
 		if b := t.Get(row, "Build"); t.Has("Major") && b != "" {
 			return map[string]any{"CurrentBuild": b}

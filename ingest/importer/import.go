@@ -290,6 +290,16 @@ func (r *reader) notAList(p paste.Part, br BlockReport) (BlockReport, bool) {
 			br.FirstLines = firstLines(p.Lines)
 			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
 			br.Recollect = r.recollectFor(p.Shape)
+			if t, ok := r.paste.ParseTable(p.Lines); ok && len(t.Rows) > 0 {
+				// A Format-Table or Select shows some columns of some objects: the
+				// rows go to the report, not to an evidence file that would read as
+				// the node's whole list with the other fields empty.
+				tp := paste.Part{Table: t}
+				br.Values, br.Parsed, br.FirstLines = rowMaps(tp), len(t.Rows), nil
+				br.Leftover = leftovers(t.Leftover)
+				br.Note = "a table of the command (Format-Table or Select) shows " + strings.Join(t.Columns, ", ") +
+					" only: kept in values, not written (the evidence is the objects' every field)"
+			}
 			return br, true
 		}
 	}

@@ -240,7 +240,7 @@ func TestVersionPartialHost(t *testing.T) {
 	b := res.Report.Blocks[0]
 	host, err := decode.DecodeHost("x", file(t, res, evidence.Host()))
 	if err != nil || host.CurrentBuild != "17763" || host.UBR != 2628 || !host.Shown("UBR") || host.Shown("ComputerName") ||
-		host.Version() != "10.0.17763.2628" || len(b.Missing) != 8 || !strings.Contains(b.Recollect, "CurrentBuild") {
+		host.Version() != "10.0.17763.2628" || len(b.Missing) != 9 || !strings.Contains(b.Recollect, "CurrentBuild") {
 		t.Errorf("ver: %+v, %+v, %v", b, host, err)
 	}
 }
