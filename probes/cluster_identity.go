@@ -48,6 +48,9 @@ func (hostName) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
+	if bad := c.hostNotShown(host, hostPath, "ComputerName", "DnsHostName", "PartOfDomain"); bad != nil {
+		return *bad
+	}
 	cn := string(host.ComputerName)
 	long := len(node) > netBIOSMax
 	truncated := node

@@ -32,6 +32,10 @@ func (knownBadBuilds) Check(c C) Finding {
 	}
 	ubr := int64(host.UBR)
 	for _, b := range knownBadUpdates() {
+		if b.Build == build && !host.Shown("UBR") {
+			// The table has ranges of this build: the revision decides.
+			return *c.hostNotShown(host, p, "UBR")
+		}
 		if b.Build != build || ubr < b.FirstUBR || ubr > b.LastUBR {
 			continue
 		}
@@ -119,6 +123,10 @@ func (hostPrereq) Check(c C) Finding {
 	if state != decode.FeatureEnabled {
 		problems = append(problems, "the Containers feature is "+decode.FeatureStateName(state)+
 			": without it the Host Compute Service, which containerd and Docker create every container through, is not there")
+	}
+	if len(problems) == 0 && !host.Shown("ContainersFeature") {
+		// A pasted build: the feature's state decides and the paste did not show it.
+		return *c.hostNotShown(host, p, "ContainersFeature")
 	}
 	if len(problems) == 0 {
 		if !featureKnown {

@@ -64,12 +64,15 @@ func (netOverlay) Check(c C) Finding {
 	}
 	cites := []string{netPath}
 	var problems, facts, unread []string
+	ubrUnknown := false
 	var fixes []*Fix
 
 	if host, ok := optional(c, evidence.Host); ok {
 		cites = append(cites, c.Path(evidence.Host))
 		build := strings.TrimSpace(string(host.CurrentBuild))
 		switch {
+		case build == ws2019Build && !host.Shown("UBR"):
+			ubrUnknown = true
 		case build == ws2019Build && int64(host.UBR) < kb4489899UBR:
 			problems = append(problems, fmt.Sprintf("Windows Server 2019 build %s.%d is older than 17763.%d (KB4489899), which overlay networking needs", build, host.UBR, kb4489899UBR))
 			fixes = append(fixes, kbFix(c.id))
@@ -135,6 +138,11 @@ func (netOverlay) Check(c C) Finding {
 		// check people most often get wrong, cannot be read, so nothing is claimed.
 		return c.Skip("the VNI of "+strings.Join(unread, ", ")+" is not in hns-networks.json (no VSID subnet policy: a pasted list view or a shallow ConvertTo-Json)", cites...).
 			With(facts...).With("collect again: Get-HnsNetwork | ConvertTo-Json -Depth 8")
+	}
+	if len(problems) == 0 && ubrUnknown {
+		// A pasted build without its revision: KB4489899 decides and is unknown.
+		return c.Skip("build 17763's update revision (UBR) is not shown: KB4489899 (17763.379), which overlay networking needs, is not checked", cites...).
+			With(facts...).With("re-collect with: " + hostFieldCommands([]string{"UBR"}))
 	}
 	if len(problems) == 0 {
 		return c.Pass("Overlay prerequisites hold: "+strings.Join(facts, "; "), cites...)

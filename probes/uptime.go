@@ -34,6 +34,9 @@ func (hostUptime) Check(c C) Finding {
 	if bad != nil {
 		return *bad
 	}
+	if bad := c.hostNotShown(host, p, "LastBootUpTime", "CollectedAt"); bad != nil {
+		return *bad
+	}
 	boot, ok := host.BootTime()
 	if !ok {
 		return c.Skip(fmt.Sprintf("host.json has no readable LastBootUpTime (%q)", host.LastBootUpTime), p)

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,6 +27,25 @@ type Host struct {
 	// Enabled, 2 Disabled, 3 Absent, 4 Unknown, 0 when the OS lists no such feature. Nil
 	// in evidence collected before the snippet read it.
 	ContainersFeature *Int
+	// NotShown lists the fields the output an import read did not show (systeminfo,
+	// ver, [Environment]::OSVersion, Get-ComputerInfo pasted): they are unknown, not
+	// empty or zero. Nil in the host snippet's own output, which prints every field.
+	NotShown Strings
+}
+
+// Shown says whether the evidence shows field: always, unless an import of pasted
+// output left it out (NotShown).
+func (h Host) Shown(field string) bool { return !slices.Contains(h.NotShown, field) }
+
+// Unknown lists the fields among fields the evidence does not show.
+func (h Host) Unknown(fields ...string) []string {
+	var out []string
+	for _, f := range fields {
+		if !h.Shown(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Containers feature states (Win32_OptionalFeature.InstallState; 0 is the snippet's own).
@@ -72,9 +92,13 @@ func (h Host) Build() (uint16, error) {
 	return uint16(n), err
 }
 
-// Version is the full version, 10.0.<build>.<UBR>.
+// Version is the full version, 10.0.<build>.<UBR>; 10.0.<build> when the revision was
+// not shown.
 func (h Host) Version() string {
 	b, _ := h.Build()
+	if !h.Shown("UBR") {
+		return fmt.Sprintf("10.0.%d", b)
+	}
 	return fmt.Sprintf("10.0.%d.%d", b, h.UBR)
 }
 

@@ -26,6 +26,8 @@ type rawRecord struct {
 	fields []rawField
 	line   int
 	colon  int // cells before " :" on the record's lines
+	// collapsed: every field so far has one space before its " :" (padding lost).
+	collapsed bool
 }
 
 // ParseList reads PowerShell list-view text: records separated by blank lines (or
@@ -52,11 +54,17 @@ func (p *Parser) ParseList(lines []Line) ListView {
 			f := rawField{name: m[2], valueCol: colon + 3, first: strings.TrimRight(m[4], " "), head: l.Text}
 			switch {
 			case cur == nil || !open || cur.has(m[2]):
-				recs = append(recs, rawRecord{line: l.No, colon: colon})
+				recs = append(recs, rawRecord{line: l.No, colon: colon, collapsed: m[3] == ""})
 				cur = &recs[len(recs)-1]
 				cur.fields, open = []rawField{f}, true
 				continue
 			case colon == cur.colon:
+				cur.fields = append(cur.fields, f)
+				cur.collapsed = cur.collapsed && m[3] == ""
+				continue
+			case cur.collapsed && m[3] == "":
+				// A page or chat that collapsed PowerShell's padding to one space: the
+				// colons no longer line up, every name is followed by " : ".
 				cur.fields = append(cur.fields, f)
 				continue
 			}

@@ -16,6 +16,7 @@ type Parser struct {
 	cmdShapes                                                      []cmdShape
 	componentLogFile                                               *regexp.Regexp
 	ipconfigHeader, scService, netshLine, winVer, routeTable       *regexp.Regexp
+	ipconfigAdapter, ipconfigDotted, cutMark                       *regexp.Regexp
 	eventRow, eventHeader                                          *regexp.Regexp
 	kubeYAML, psErrorLine, sysinfoHeader, netshShow, hnsdiagHeader *regexp.Regexp
 	// logs
@@ -46,7 +47,7 @@ func New() *Parser {
 		runnerStamp: re(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)? `),
 		// PowerShell's prompt, with the remoting prefix when run through Enter-PSSession;
 		// pwsh's "PS /home/me>" and a bare "PS>" too.
-		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS(?: [A-Za-z]:\\[^>]*| /[^>]*)?> ?(.*)$`),
+		psPrompt: re(`^\s*(?:\[([^\]]+)\]: )?PS(?: [A-Za-z]:\\[^>]*| /[^>]*| )?> ?(.*)$`),
 		// cmd.exe's (C:\k>), and a shell's: $ kubectl ..., user@host:~$ kubectl ...,
 		// root@host:~# ..., zsh's user@host ~ % ... and host% ..., oh-my-zsh's
 		// "➜  dir git:(main) ✗ ...", starship's "❯ ...", and a bare "> " or "# ".
@@ -54,9 +55,9 @@ func New() *Parser {
 		// bash's default on RHEL-like hosts: [root@m1 ~]# kubectl ...
 		shPrompt:   re(`^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][$#] ?(.*)$`),
 		contPrompt: re(`^>> ?(.*)$`),
-		knownVerbs: re(`(?i)^(?:get-|kubectl|k |kg[a-z]*\b|kd[a-z]*\b|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&|\[environment\]|\(get-|journalctl|systemctl|ps |hostname)`),
+		knownVerbs: re(`(?i)^(?:get-|kubectl|k |kg[a-z]*\b|kd[a-z]*\b|docker|crictl|ctr|cat |type |gc |ipconfig|route|netsh|sc(?:\.exe)? |hnsdiag|systeminfo|cmd |ver\b|\.\\|c:\\|&|\[environment\]|\[system\.environment\]|gp |gin\b|\(get-|journalctl|systemctl|ps |hostname)`),
 		// A command line pasted without its prompt: a known command alone on its line.
-		bareCommand: re(`(?i)^(?:kubectl(?:\.exe)? (?:get|describe)|k (?:get|describe)|kgno\w*|kdno\w*|get-(?:hns\w+|service|netroute|netipaddress|netadapter|netipinterface|computerinfo|itemproperty)\b|hnsdiag(?:\.exe)? list|ipconfig(?:\.exe)?(?: /all)?\s*$|systeminfo(?:\.exe)?\s*$|route(?:\.exe)? print|sc(?:\.exe)? (?:query|queryex|qc) |crictl(?:\.exe)? \w|ctr(?:\.exe)? \S|docker(?:\.exe)? (?:ps|images)|\[environment\]::osversion)[^:]*$`),
+		bareCommand: re(`(?i)^(?:kubectl(?:\.exe)? (?:get|describe)|k (?:get|describe)|kgno\w*|kdno\w*|get-(?:hns\w+|service|netroute|netipaddress|netadapter|netipinterface|computerinfo|itemproperty)\b|hnsdiag(?:\.exe)? list|ipconfig(?:\.exe)?(?: /all)?\s*$|systeminfo(?:\.exe)?\s*$|route(?:\.exe)? print|sc(?:\.exe)? (?:query|queryex|qc) |crictl(?:\.exe)? \w|ctr(?:\.exe)? \S|docker(?:\.exe)? (?:ps|images)|\[(?:system\.)?environment\]::osversion)[^:]*$`),
 		// kubectl aliases people type (the ahmetb/kubectl-aliases set and "k").
 		aliasCmd: re(`^(k|kg|kd|kgno|kgnowide|kgnoow|kdno|kgpo|kdpo|kgev|kge)(?:\s|$)`),
 		// "Name<padding> : value" (or "Name :" with nothing after it). Property names stay
@@ -70,21 +71,34 @@ func New() *Parser {
 		// Get-Content of a kubelet or kube-proxy log file names the component.
 		componentLogFile: re(`(?i)^(?:get-content|gc|cat|type)\b.*?\\(kube-?proxy|kubelet|flanneld)[^\\/\s'"]*\.log\b`),
 		// ipconfig's first line in English, German and Chinese.
-		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置)`),
+		ipconfigHeader: re(`^(?:Windows IP Configuration|Windows-IP-Konfiguration|Windows IP 配置|Configuration IP de Windows|` +
+			`Configuración IP de Windows|Configuração de IP do Windows|Configurazione IP di Windows|Windows IP 構成|Windows IP 구성|` +
+			`Настройка протокола IP для Windows)`),
+		// An adapter's section header, for the paste that starts at a section (the
+		// header cut off): en, de, zh-CN, fr, es, pt, it, ja, ko, ru.
+		ipconfigAdapter: re(`^(?:\S+ adapter|\S+-Adapter|以太网适配器|未知适配器|无线局域网适配器|隧道适配器|Carte|Adaptador|Scheda|` +
+			`イーサネット アダプター|不明なアダプター|이더넷 어댑터|Адаптер|Туннельный адаптер) \S.*\S ?:\s*$`),
+		// The marks an author leaves where a paste was cut: "--- snip ---", ". . .", "...".
+		cutMark: re(`^\s*(?:-+ ?(?:snip|cut|schnipp)\w* ?-+|(?:\. ?){3}|…|\[\.\.\.\])\s*$`),
+		// "   IPv4 Address. . . . . . . . . . . : 10.0.0.4": a label padded with ". ".
+		ipconfigDotted: re(`^\s{2,}\S.*?(?:\. ?){2,}\s*:`),
 		scService:      re(`^SERVICE_NAME: \S`),
 		// One row of describe's Events: Type, Reason, Age ("2m", "22s (x12 over 41s)"),
 		// From ("kubelet, w1" before kubectl 1.18, "kubelet" after), Message.
 		eventRow:    re(`^\s*(Normal|Warning)\s{2,}(\S+)\s{2,}(\S+(?: \(x\d+ over \S+\))?)\s{2,}(\S+(?:, \S+)?)\s{2,}(.*)$`),
 		eventHeader: re(`^\s*Type\s+Reason\s+Age\s+From\s+Message\s*$`),
 		netshLine:   re(`(?m)^\s*(?:add route prefix=|add address name=|pushd interface ipv4|popd\s*$)`),
-		winVer:      re(`^Microsoft Windows \[(?:Version|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
+		winVer:      re(`^Microsoft Windows \[(?i:version|versión|versão|versione|версия|バージョン|버전|版本) \d+\.\d+\.\d+(?:\.\d+)?\]`),
 		routeTable:  re(`(?m)^(?:IPv4 Route Table|IPv4-Routentabelle|IPv4 路由表)`),
 		// What kubectl -o yaml prints first.
 		kubeYAML: re(`^apiVersion: \S+\n(?:.*\n)*?kind: \S+`),
 		// How PowerShell prints an error record: "Verb-Noun : message", then
 		// "+ CategoryInfo" and "+ FullyQualifiedErrorId" (localized messages, English names).
-		psErrorLine:   re(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `),
-		sysinfoHeader: re(`(?m)^(?:Host Name|Hostname|主机名):\s+\S+\n(?:OS Name|Betriebssystemname|OS 名称):\s+`),
+		psErrorLine: re(`^[A-Z][a-z]+-[A-Za-z]+ : \S|^\s*\+ (?:CategoryInfo|FullyQualifiedErrorId) +: `),
+		// systeminfo's first lines, or (an excerpt) its OS Version line in any language:
+		// "OS Version:                10.0.14393 N/A Build 14393".
+		sysinfoHeader: re(`(?m)^(?:Host Name|Hostname|主机名):\s+\S+\n(?:OS Name|Betriebssystemname|OS 名称):\s+|` +
+			`^[^\s:][^:\n]*:\s{2,}10\.0\.(\d{4,5}) \S+(?: \S+)* \d{4,5}\s*$`),
 		// netsh's English headers; in other languages the command line tells it (the
 		// parsers read the columns by position and the addresses by their values).
 		netshShow:     re(`(?m)^Configuration for interface "|^Publish\s+Type\s+Met\s+Prefix|^\s*Idx\s+Met\s+MTU\s+State|^\s*MTU\s+MediaSenseState`),

@@ -101,7 +101,7 @@ func (p *Parser) Recognize(b Block) []Part {
 func (p *Parser) shaped(lines []Line, s Shape) Part {
 	pt := Part{Shape: s, Lines: lines}
 	switch s {
-	case HNSNetworkList, HNSEndpointList, HNSPolicyList, ServiceList, ProcessList:
+	case HNSNetworkList, HNSEndpointList, HNSPolicyList, ServiceList, ProcessList, ComputerInfo, CurrentVersion:
 		pt.List = p.ParseList(lines)
 		if len(pt.List.Records) == 0 {
 			if t, ok := p.ParseTable(lines); ok && s == ServiceList {
@@ -114,6 +114,8 @@ func (p *Parser) shaped(lines []Line, s Shape) Part {
 		if pt.List = p.ParseList(lines); len(pt.List.Records) == 0 {
 			pt.Table, _ = p.ParseTable(lines)
 		}
+	case OSVersion:
+		pt.Table, _ = p.ParseTable(lines)
 	case ServiceTable, DockerImages, CrictlImages, KubectlNodes, EventsTable, DockerPs, CrictlPods, CrictlPs, CtrImages, CtrContainers, CtrTasks:
 		if s != ServiceTable {
 			// CLI tables a terminal cut (Format-Table cuts cells itself, with "...").
@@ -146,7 +148,7 @@ func (p *Parser) byShape(lines []Line) Part {
 	}{
 		{p.kubeYAML.MatchString(t), YAMLText},
 		{p.klogShare(lines), KlogText},
-		{p.ipconfigHeader.MatchString(t), Ipconfig},
+		{p.ipconfigHeader.MatchString(t) || p.ipconfigSection(lines), Ipconfig},
 		{p.netshLine.MatchString(t), NetshDump},
 		{p.netshShow.MatchString(t), NetshShow},
 		{p.winVer.MatchString(t), WinVersion},
@@ -286,4 +288,25 @@ func (p *Parser) eventsBlock(lines []Line) bool {
 		}
 	}
 	return rows > 0 && other == 0
+}
+
+// ipconfigSection: ipconfig's sections pasted without "Windows IP Configuration" (the
+// paste starts at an adapter): an adapter's header line alone, or a paragraph mostly of
+// labels padded with ". " (the header's paragraph and the section's join into one
+// part, as they are one output).
+func (p *Parser) ipconfigSection(lines []Line) bool {
+	adapters, dotted, other := 0, 0, 0
+	for _, l := range lines {
+		switch t := strings.TrimRight(l.Text, " "); {
+		case blank(t), p.cutMark.MatchString(t):
+		case p.ipconfigAdapter.MatchString(t):
+			adapters++
+		case p.ipconfigDotted.MatchString(t):
+			dotted++
+		case strings.HasPrefix(t, "    "): // a value continued under the last (DNS servers)
+		default:
+			other++
+		}
+	}
+	return adapters > 0 && other == 0 || dotted >= 2 && adapters+dotted >= 2*other
 }

@@ -41,6 +41,9 @@ const (
 	NetshShow       Shape = "netsh interface ipv4 show output"
 	WinVersion      Shape = "Windows version output (ver)"
 	SystemInfo      Shape = "systeminfo output"
+	ComputerInfo    Shape = "Get-ComputerInfo list view"
+	CurrentVersion  Shape = "Get-ItemProperty HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion list view"
+	OSVersion       Shape = "[Environment]::OSVersion table"
 	OtherList       Shape = "a PowerShell list view of another command"
 	OtherTable      Shape = "a table of another command"
 	PSError         Shape = "a PowerShell error"
@@ -69,6 +72,9 @@ func commandShapes(re func(string) *regexp.Regexp) []cmdShape {
 		{re(`(?i)^netsh(?:\.exe)? (?:int(?:erface)? )?(?:ipv4|ip) (?:show|sh)\b`), NetshShow},
 		{re(`(?i)^netsh(?:\.exe)? (?:dump|interface ipv4 dump)\b`), NetshDump},
 		{re(`(?i)^systeminfo(?:\.exe)?\b`), SystemInfo},
+		{re(`(?i)^(?:get-computerinfo|gin)\b`), ComputerInfo},
+		{re(`(?i)^(?:get-itemproperty|gp)\b.*\\windows nt\\currentversion`), CurrentVersion},
+		{re(`(?i)^\[(?:system\.)?environment\]::osversion`), OSVersion},
 		{re(`(?i)^(?:cmd(?:\.exe)? /c ver|ver)\s*$`), WinVersion},
 		{re(`(?i)^(?:route(?:\.exe)? print|netstat(?:\.exe)? -rn?)\b`), RoutePrint},
 		{re(`(?i)^sc(?:\.exe)? (?:query|queryex|qc)\b`), ScQuery},
@@ -101,6 +107,10 @@ func listShape(r Record) Shape {
 		return ProcessList
 	case has("ComputerName", "CurrentBuild") || has("ComputerName", "ProductName", "LastBootUpTime"):
 		return HostList
+	case has("WindowsProductName") || has("WindowsUBR") || has("CsName", "OsVersion") || has("OsBuildNumber"):
+		return ComputerInfo
+	case has("CurrentBuild", "UBR") || has("CurrentBuildNumber", "ProductName") || has("BuildLabEx", "ProductName"):
+		return CurrentVersion
 	case has("Name", "State", "StartMode"):
 		return ServiceList
 	case has("IPAddress", "PrefixLength", "AddressFamily"):
@@ -155,6 +165,8 @@ func tableShape(t Table) Shape {
 		return NetIPInterfaces
 	case t.Has("Status", "Name", "DisplayName") || t.Has("Status", "Name", "StartType"):
 		return ServiceTable
+	case t.Has("Platform", "Version", "VersionString") || t.Has("Major", "Minor", "Build", "Revision"):
+		return OSVersion
 	}
 	return OtherTable
 }

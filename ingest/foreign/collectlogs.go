@@ -100,7 +100,10 @@ func readCollectlogs(m *mapper) {
 	} else {
 		m.known("scqueryex.txt", "sc.exe queryex lists running services only (a stopped kubelet would look missing) and this version has no windowsServices.txt: services.json is not written")
 	}
-	m.known("winver.txt", "[Environment]::OSVersion gives the build without its update revision (UBR), and host.json needs both (and the computer name and boot time): not enough for host.json")
+	// $ver.ToString() > winver.txt, then Get-HotFix: the build, without the update
+	// revision (UBR) or the computer name, becomes a host.json listing those as not shown.
+	m.paste(pasted{rel: "winver.txt", command: "[System.Environment]::OSVersion.ToString()"})
+	m.known("winver.txt", "[Environment]::OSVersion.ToString() shows no build this reader recognizes")
 	collectlogsIdentity(m)
 }
 

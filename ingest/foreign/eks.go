@@ -92,7 +92,10 @@ func readEKS(m *mapper) {
 				m.b.NodeFrom = "systeminfo's Host Name (EKS names nodes after their private DNS name: give a cluster dump or --node)"
 			}
 		}
-		m.known("system/sysinfo", "systeminfo: the node's name; host.json needs the update revision (UBR) it does not show")
+		// The build, product and computer name; the update revision (UBR) and the boot
+		// time (local format) are listed as not shown in host.json.
+		m.paste(pasted{rel: "system/sysinfo", command: "systeminfo"})
+		m.known("system/sysinfo", "systeminfo: the node's name only (no OS Version line this reader recognizes)")
 	}
 	collectIPs(m)
 }

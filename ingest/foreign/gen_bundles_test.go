@@ -33,6 +33,22 @@ func hostName(t testing.TB, tree fs.FS, node string) string {
 	return strings.ToUpper(node)
 }
 
+// hostOS is the scenario's build and product name, as ver, systeminfo and
+// [Environment]::OSVersion print them (Windows Server 2019 when host.json is absent).
+func hostOS(t testing.TB, tree fs.FS, node string) (build, product string) {
+	build, product = "17763", "Windows Server 2019 Datacenter"
+	if b, ok := nodeFile(t, tree, node, evidence.FileHost); ok {
+		var h struct{ CurrentBuild, ProductName string }
+		if json.Unmarshal(b, &h) == nil && h.CurrentBuild != "" {
+			build = h.CurrentBuild
+			if h.ProductName != "" {
+				product = h.ProductName
+			}
+		}
+	}
+	return build, product
+}
+
 // collectlogsFiles writes a node's evidence as collectlogs.ps1 does. layout "legacy" is
 // the script before 2022-09 (hns.psm1: Get-HnsPolicyList into policy.txt); "2024" is
 // microsoft/SDN since ea43876 run with -HnsSchemaVersion 1 (namespaces.txt,
@@ -67,7 +83,8 @@ func collectlogsFiles(t testing.TB, tree fs.FS, node, layout string) files {
 		svcs = services(t, b)
 	}
 	out["scqueryex.txt"] = ps51(scQueryex(svcs))
-	out["winver.txt"] = ps51("Microsoft Windows NT 10.0.17763.0\n\n\n")
+	build, _ := hostOS(t, tree, node)
+	out["winver.txt"] = ps51("Microsoft Windows NT 10.0." + build + ".0\n\n\n")
 	out["ports.txt"] = ps51("\nITEM LIST\n===========\n")
 	out["firewall.txt"] = ps51("\nName                  : CoreNet-DHCP-In\n")
 	out["winevt/System.evtx"] = []byte("ElfFile\x00")
@@ -146,7 +163,8 @@ func kubeClusterConfig(t testing.TB, tree fs.FS) []byte {
 func eksFiles(t testing.TB, tree fs.FS, node string) files {
 	out := files{}
 	host := hostName(t, tree, node)
-	out["system/sysinfo"] = ps51(fmt.Sprintf("\nHost Name:                 %s\nOS Name:                   Microsoft Windows Server 2019 Datacenter\nOS Version:                10.0.17763 N/A Build 17763\n", host))
+	build, product := hostOS(t, tree, node)
+	out["system/sysinfo"] = ps51(fmt.Sprintf("\nHost Name:                 %s\nOS Name:                   Microsoft %s\nOS Version:                10.0.%s N/A Build %s\n", host, product, build, build))
 	out["system/network/hns/network.txt"], out["system/network/hns/endpoint.txt"] = ps51(""), ps51("")
 	if b, ok := nodeFile(t, tree, node, evidence.FileHNSNetworks); ok {
 		out["system/network/hns/network.txt"] = ps51(jsonAfter(networkTable(items(t, "networks", b)), b))

@@ -44,6 +44,9 @@ const DefaultNode = "pasted-node"
 type Result struct {
 	Files  map[string][]byte
 	Report Report
+	// host is what the blocks showed of the host so far (host.go): several outputs
+	// (ipconfig's host name, ver's build) make one host.json.
+	host map[string]any
 }
 
 // Report is import.json.
@@ -212,16 +215,6 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 	case paste.ProcessList:
 		key = evidence.Processes
 		doc, missing = r.listDoc(p, "process", "Name", "ProcessId", "CommandLine")
-	case paste.HostList:
-		// The host snippet's own object, pasted without ConvertTo-Json: one record.
-		key = evidence.Host
-		if len(p.List.Records) != 1 {
-			br.Note = "host facts are one object; the paste has " + strconv.Itoa(len(p.List.Records))
-			return br
-		}
-		var recs []map[string]any
-		recs, missing = r.records(p.List.Records, "host", []string{"ComputerName", "ProductName", "CurrentBuild", "UBR", "LastBootUpTime", "CollectedAt"})
-		doc = recs[0]
 	case paste.ServiceList, paste.ServiceTable:
 		key = evidence.WindowsServices
 		doc, missing = r.services(p)
@@ -238,6 +231,10 @@ func (r *reader) convert(res *Result, p paste.Part, node string) BlockReport {
 		key = evidence.IPAddresses
 		doc, missing = r.ipconfigAddresses(p.Lines)
 		br.Parsed = len(doc.([]map[string]any))
+		if name := r.ipconfigHost(p.Lines); name != nil && r.mergeHost(res, node, name) {
+			// Its host name joins the build an earlier block showed.
+			r.writeHost(res, node, BlockReport{})
+		}
 	case paste.RoutePrint:
 		key = evidence.Routes
 		doc, missing = r.routePrint(p.Lines)
@@ -293,6 +290,16 @@ func (r *reader) notAList(p paste.Part, br BlockReport) (BlockReport, bool) {
 			br.FirstLines = firstLines(p.Lines)
 			br.Note = "the output is not a list view the importer reads (a Format-Table or Select of the command?): nothing is written, which would read as none"
 			br.Recollect = r.recollectFor(p.Shape)
+			if t, ok := r.paste.ParseTable(p.Lines); ok && len(t.Rows) > 0 {
+				// A Format-Table or Select shows some columns of some objects: the
+				// rows go to the report, not to an evidence file that would read as
+				// the node's whole list with the other fields empty.
+				tp := paste.Part{Table: t}
+				br.Values, br.Parsed, br.FirstLines = rowMaps(tp), len(t.Rows), nil
+				br.Leftover = leftovers(t.Leftover)
+				br.Note = "a table of the command (Format-Table or Select) shows " + strings.Join(t.Columns, ", ") +
+					" only: kept in values, not written (the evidence is the objects' every field)"
+			}
 			return br, true
 		}
 	}
@@ -303,9 +310,10 @@ func (r *reader) notAList(p paste.Part, br BlockReport) (BlockReport, bool) {
 // blocks) to their readers.
 func (r *reader) delegate(res *Result, p paste.Part, node string, br BlockReport) (BlockReport, bool) {
 	switch p.Shape {
-	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.WinVersion, paste.SystemInfo,
-		paste.NetAdapters, paste.NetIPInterfaces:
+	case paste.KubectlNodes, paste.HnsDiag, paste.NetshDump, paste.NetAdapters, paste.NetIPInterfaces:
 		return r.valuesBlock(res, p, node, br), true
+	case paste.WinVersion, paste.SystemInfo, paste.OSVersion, paste.ComputerInfo, paste.CurrentVersion, paste.HostList:
+		return r.hostBlock(res, p, node, br), true
 	case paste.DescribePod:
 		return r.describePodBlock(res, p, node, br), true
 	case paste.EventsBlock:

@@ -54,10 +54,15 @@ func (r *reader) ipconfigAddresses(lines []paste.Line) ([]map[string]any, []Miss
 // ipv4Labels are ipconfig's label of an IPv4 address in en, de, zh (and the old
 // "IP Address" of Windows Server 2003-era builds).
 func ipv4Labels() []string {
-	return []string{"IPv4 Address", "IPv4-Adresse", "IPv4 地址", "IP Address", "IP-Adresse"}
+	return []string{"IPv4 Address", "IPv4-Adresse", "IPv4 地址", "IP Address", "IP-Adresse",
+		"Adresse IPv4", "Dirección IPv4", "Endereço IPv4", "Indirizzo IPv4", "IPv4 アドレス", "IPv4 주소", "IPv4-адрес"}
 }
 
-func maskLabels() []string { return []string{"Subnet Mask", "Subnetzmaske", "子网掩码"} }
+// maskLabels are ipconfig's "Subnet Mask" in the same languages.
+func maskLabels() []string {
+	return []string{"Subnet Mask", "Subnetzmaske", "子网掩码", "Masque de sous-réseau", "Máscara de subred", "Máscara de Sub-rede",
+		"Subnet mask", "サブネット マスク", "서브넷 마스크", "Маска подсети"}
+}
 
 func hasLabel(labels []string, l string) bool {
 	for _, x := range labels {
@@ -181,24 +186,6 @@ func (r *reader) routePrint(lines []paste.Line) ([]map[string]any, []Missing) {
 		missing = append(missing, Missing{Item: "route " + prefix + " via " + f[len(f)-2], Field: "InterfaceAlias, ifIndex, RouteMetric", Why: whyAbsent})
 	}
 	return out, missing
-}
-
-// windowsBuild reads the build (and the update revision ver prints, systeminfo does
-// not) from `ver` or `systeminfo`.
-func (r *reader) windowsBuild(lines []paste.Line) map[string]string {
-	out := map[string]string{}
-	for _, l := range lines {
-		if m := r.verLine.FindStringSubmatch(l.Text); m != nil {
-			out["CurrentBuild"] = m[3]
-			if m[4] != "" {
-				out["UBR"] = m[4]
-			}
-		}
-		if m := r.sysinfoLine.FindStringSubmatch(l.Text); m != nil {
-			out["CurrentBuild"] = m[1][strings.LastIndex(m[1], ".")+1:]
-		}
-	}
-	return out
 }
 
 // netshDump reads `netsh dump`'s IPv4 section: the routes and addresses configured

@@ -228,9 +228,6 @@ func (r *reader) systeminfo(lines []paste.Line) map[string]any {
 			}
 		}
 	}
-	for k, v := range r.windowsBuild(lines) {
-		out[k] = v
-	}
 	return out
 }
 

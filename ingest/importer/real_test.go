@@ -230,17 +230,18 @@ func TestLocalizedIpconfigAndSerialSc(t *testing.T) {
 	}
 }
 
-// TestVersionReportedNotWritten: ver gives the build and UBR, which the report keeps;
-// host.json needs more than the console showed.
-func TestVersionReportedNotWritten(t *testing.T) {
+// TestVersionPartialHost: ver gives the build and UBR, which become a host.json whose
+// other fields are recorded as not shown (NotShown, and missing in the report).
+func TestVersionPartialHost(t *testing.T) {
 	res, err := importer.Import([]importer.Input{{Name: "ver.txt", Data: []byte("C:\\k>cmd /c ver\n\nMicrosoft Windows [Version 10.0.17763.2628]\n")}}, importer.Options{Node: "win-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := res.Report.Blocks[0]
-	v, _ := b.Values.(map[string]string)
-	if len(res.Files) != 0 || v["CurrentBuild"] != "17763" || v["UBR"] != "2628" || !strings.Contains(b.Recollect, "CurrentBuild") {
-		t.Errorf("ver: %+v", b)
+	host, err := decode.DecodeHost("x", file(t, res, evidence.Host))
+	if err != nil || host.CurrentBuild != "17763" || host.UBR != 2628 || !host.Shown("UBR") || host.Shown("ComputerName") ||
+		host.Version() != "10.0.17763.2628" || len(b.Missing) != 9 || !strings.Contains(b.Recollect, "CurrentBuild") {
+		t.Errorf("ver: %+v, %+v, %v", b, host, err)
 	}
 }
 

@@ -26,14 +26,6 @@ func (r *reader) valuesBlock(res *Result, p paste.Part, node string, br BlockRep
 		br.Parsed = len(v["routes"].([]map[string]string)) + len(v["addresses"].([]map[string]string))
 		br.Values, br.Recollect = v, evidence.Routes.Meta().Command+"; "+evidence.IPAddresses.Meta().Command
 		br.Note = "netsh dump holds only the persistent configuration (no DHCP or HNS routes and addresses), so it is kept in values, not written as evidence"
-	case paste.WinVersion:
-		br.Values = r.windowsBuild(p.Lines)
-		br.FirstLines, br.Recollect = firstLines(p.Lines), evidence.Host.Meta().Command
-		br.Note = "the OS build alone is not host.json (no computer name or boot time); it is kept in values"
-	case paste.SystemInfo:
-		v := r.systeminfo(p.Lines)
-		br.Values, br.Parsed, br.Recollect = v, len(v), evidence.Host.Meta().Command
-		br.Note = "systeminfo prints the boot time in the local time zone and format and no update revision (UBR), so it is not host.json; it is kept in values"
 	case paste.NetAdapters, paste.NetIPInterfaces:
 		rows := rowMaps(p, "ifIndex", "InterfaceMetric", "NlMtu")
 		br.Values, br.Parsed = rows, len(rows)
