@@ -111,12 +111,16 @@ function Restart-WtsServiceDetached([string]$Name, [int]$DelaySec = 3) {
     # runs under the kubelet's exec, which containerd serves: restarting either of them
     # cuts that stream, so a restart done in the call would end it mid-way and look
     # failed although it worked. The child is a process of the container's job, which
-    # outlives the exec; the fix is judged by the next sweep.
+    # outlives the exec. The line it prints names the service's process now
+    # (scripts.DetachedRestart): the caller waits until another process answers, and
+    # only then judges the fix by re-probing.
+    $svcPid = @(Get-CimInstance Win32_Service | Where-Object { $_.Name -eq $Name } | ForEach-Object { $_.ProcessId })[0]
+    if ($null -eq $svcPid) { $svcPid = 0 }
     $cmd = "Start-Sleep -Seconds $DelaySec; Restart-Service -Name '$($Name -replace "'", "''")' -Force"
     $enc = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($cmd))
     $ps = Join-Path $env:SystemRoot 'System32\WindowsPowerShell\v1.0\powershell.exe'
     Start-Process -FilePath $ps -ArgumentList '-NoProfile', '-NonInteractive', '-EncodedCommand', $enc -WindowStyle Hidden -ErrorAction Stop | Out-Null
-    "$Name restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
+    "$Name (process $svcPid) restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
 }
 function Test-WtsRestartCutsExec([string]$Name) {
     # A restart of the kubelet or the runtime cuts the exec stream of a HostProcess call.
