@@ -80,7 +80,7 @@ func (n *Node) restartCuttingExec(ctx context.Context, c scripts.Call, source st
 	if rs == nil || len(services) == 0 || r.Exit != 0 {
 		return r, true
 	}
-	detached := strings.Contains(source, "Restart-WtsServiceDetached")
+	detached := callsHelper(source, "Restart-WtsServiceDetached")
 	for _, s := range services {
 		svc := s
 		if !detached {
@@ -92,6 +92,16 @@ func (n *Node) restartCuttingExec(ctx context.Context, c scripts.Call, source st
 		rs.restart(svc, true, func() { n.newServiceProcess(svc) })
 	}
 	return r, true
+}
+
+// callsHelper says whether a line of source that is not a comment names helper.
+func callsHelper(source, helper string) bool {
+	for _, l := range strings.Split(source, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") && strings.Contains(l, helper) {
+			return true
+		}
+	}
+	return false
 }
 
 // ServiceProcess is a service's ProcessId in the node's services.json (0: not there).
