@@ -38,22 +38,30 @@ script = open(e['WTS_SCRIPT'], 'rb').read()
 cmdline = e['WTS_CMD'].split(' ')
 
 def send(p, shell_id, command_id, data):
-    msg = p._get_soap_header(resource_uri='http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd',
-        action='http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Send', shell_id=shell_id)
-    msg['env:Envelope']['env:Body'] = {'rsp:Send': {'rsp:Stream': {'@Name': 'stdin', '@CommandId': command_id,
-        '@End': 'true', '#text': base64.b64encode(data).decode()}}}
-    p.send_message(__import__('xmltodict').unparse(msg))
+    # In pieces that keep each envelope under the service's MaxEnvelopeSizekb (500 KB).
+    step = 150 * 1024
+    for at in range(0, len(data), step):
+        msg = {'env:Envelope': p._get_soap_header(resource_uri='http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd',
+            action='http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Send', shell_id=shell_id)}
+        stream = {'@Name': 'stdin', '@CommandId': command_id, '#text': base64.b64encode(data[at:at+step]).decode()}
+        if at + step >= len(data):
+            stream['@End'] = 'true'
+        msg['env:Envelope']['env:Body'] = {'rsp:Send': {'rsp:Stream': stream}}
+        p.send_message(__import__('xmltodict').unparse(msg))
 
 def sweep(port):
     p = Protocol('http://127.0.0.1:%d/wsman' % port, transport='ntlm', username=e['WTS_USER'], password=e['WTS_PASS'],
-                 read_timeout_sec=60, operation_timeout_sec=50)
+                 message_encryption='never', read_timeout_sec=60, operation_timeout_sec=50)
     shell = p.open_shell()
-    cid = p.run_command(shell, cmdline[0], cmdline[1:])
+    cid = p.run_command(shell, cmdline[0], cmdline[1:], console_mode_stdin=False)
     send(p, shell, cid, script)
     out, err, code = p.get_command_output(shell, cid)
     p.cleanup_command(shell, cid)
     p.close_shell(shell)
-    return len(out) if b'@@WTS@@ END' in out else -1
+    if b'@@WTS@@ END' not in out:
+        sys.stderr.write('port %d: exit %s, stdout %r, stderr %r\n' % (port, code, out[:300], err[:300]))
+        return -1
+    return len(out)
 
 with ThreadPoolExecutor(32) as ex:
     got = list(ex.map(sweep, ports))
