@@ -104,12 +104,6 @@ func (k *Kubelet) Events() []string {
 	return append([]string(nil), k.events...)
 }
 
-func (k *Kubelet) event(e string) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.events = append(k.events, e)
-}
-
 // restartingListener drops every connection while the kubelet itself restarts.
 type restartingListener struct {
 	net.Listener
