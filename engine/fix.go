@@ -140,6 +140,10 @@ func (x *Fixer) apply(ctx context.Context, f probes.Finding, fix *probes.Fix, an
 			fmt.Errorf("running %s on %s: %w", fix.ID, f.Node, runErr)
 	}
 	o := Outcome{Result: NotVerified, Output: r.out, Want: want, Evicted: r.evicted, Pending: r.pending}
+	if err := x.awaitFix(ctx, f.Node, r.out); err != nil {
+		o.After, o.Reason = now, err.Error()
+		return o, fmt.Errorf("verifying %s: %w", fix.ID, err)
+	}
 	after, err := x.judge(ctx, f.Node, probe)
 	if err != nil {
 		o.Reason = "re-collecting after the fix: " + err.Error()

@@ -56,7 +56,7 @@ func (r *Redactor) redactJSON(b []byte, counts map[string]int) []byte {
 	if err != nil {
 		var buf bytes.Buffer
 		local = map[string]int{}
-		r.copyText(&buf, bytes.NewReader(b), local) // to memory: no error
+		r.copyTextSized(&buf, bytes.NewReader(b), local, bufferFor(len(b))) // to memory: no error
 		merge(counts, local)
 		return buf.Bytes()
 	}

@@ -228,6 +228,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 	}
 	a.linux.configure(targets, a.transports())
 	s.targets = targets
+	sweep.SizeGCForFleet(len(targets), os.Getenv)
 	s.secrets = append([]string{pw}, kubeSecrets(o.kube)...)
 	if intake != nil {
 		addSecrets(intake, s.secrets, io.Discard) // the run's own credentials, in every sweep from now on

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,12 +110,16 @@ function Restart-WtsServiceDetached([string]$Name, [int]$DelaySec = 3) {
     # runs under the kubelet's exec, which containerd serves: restarting either of them
     # cuts that stream, so a restart done in the call would end it mid-way and look
     # failed although it worked. The child is a process of the container's job, which
-    # outlives the exec; the fix is judged by the next sweep.
+    # outlives the exec. The line it prints names the service's process now
+    # (scripts.DetachedRestart): the caller waits until another process answers, and
+    # only then judges the fix by re-probing.
+    $svcPid = @(Get-CimInstance Win32_Service | Where-Object { $_.Name -eq $Name } | ForEach-Object { $_.ProcessId })[0]
+    if ($null -eq $svcPid) { $svcPid = 0 }
     $cmd = "Start-Sleep -Seconds $DelaySec; Restart-Service -Name '$($Name -replace "'", "''")' -Force"
     $enc = [Convert]::ToBase64String([Text.Encoding]::Unicode.GetBytes($cmd))
     $ps = Join-Path $env:SystemRoot 'System32\WindowsPowerShell\v1.0\powershell.exe'
     Start-Process -FilePath $ps -ArgumentList '-NoProfile', '-NonInteractive', '-EncodedCommand', $enc -WindowStyle Hidden -ErrorAction Stop | Out-Null
-    "$Name restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
+    "$Name (process $svcPid) restarts in $DelaySec s in a process of its own (its restart would cut this exec stream)"
 }
 function Test-WtsRestartCutsExec([string]$Name) {
     # A restart of the kubelet or the runtime cuts the exec stream of a HostProcess call.
@@ -283,8 +286,7 @@ func ParseSweep(script string) (calls []Call, ok bool, err error) {
 	if !strings.HasPrefix(strings.TrimLeft(script, "\ufeff \r\n"), "# wts:sweep v1") {
 		return nil, false, nil
 	}
-	callLine := regexp.MustCompile(`(?m)^# wts:call ([a-z0-9][a-z0-9.-]*) ([A-Za-z0-9+/=]*)(?: ([0-9]{1,7}))?\r?$`)
-	for _, m := range callLine.FindAllStringSubmatch(script, -1) {
+	for _, m := range callLines(script) {
 		pj, err := base64.StdEncoding.DecodeString(m[2])
 		if err != nil {
 			return nil, true, fmt.Errorf("call %s: parameters: %w", m[1], err)
@@ -301,4 +303,58 @@ func ParseSweep(script string) (calls []Call, ok bool, err error) {
 		calls = append(calls, c)
 	}
 	return calls, true, nil
+}
+
+// callLines finds the "# wts:call NAME PARAMS [LIMIT]" lines of a sweep script, each as
+// {line, NAME, PARAMS, LIMIT} (LIMIT "" when absent): the lines the regexp
+// (?m)^# wts:call ([a-z0-9][a-z0-9.-]*) ([A-Za-z0-9+/=]*)(?: ([0-9]{1,7}))?\r?$ matches.
+// A scan for the marker and a check of the few bytes after it: the fake fleet parses
+// every script it is sent, and the regexp over a script of a hundred KB was most of its
+// CPU per node.
+func callLines(script string) [][]string {
+	const mark = "# wts:call "
+	var out [][]string
+	for at := 0; at < len(script); {
+		i := strings.Index(script[at:], mark)
+		if i < 0 {
+			break
+		}
+		start := at + i
+		end := strings.IndexByte(script[start:], '\n')
+		if end < 0 {
+			end = len(script)
+		} else {
+			end += start
+		}
+		at = end + 1
+		if start > 0 && script[start-1] != '\n' {
+			continue
+		}
+		if m, ok := callLine(strings.TrimSuffix(script[start+len(mark):end], "\r")); ok {
+			out = append(out, append([]string{script[start:end]}, m...))
+		}
+	}
+	return out
+}
+
+// callLine reads "NAME PARAMS[ LIMIT]" as the regexp of callLines does.
+func callLine(s string) ([]string, bool) {
+	name, rest, ok := strings.Cut(s, " ")
+	if !ok || name == "" || !isNameStart(name[0]) || strings.IndexFunc(name, func(r rune) bool { return !isNameStart(byte(r)) && r != '.' && r != '-' || r > 0x7f }) >= 0 {
+		return nil, false
+	}
+	params, limit, hasLimit := strings.Cut(rest, " ")
+	if strings.IndexFunc(params, func(r rune) bool { return !isBase64(r) }) >= 0 {
+		return nil, false
+	}
+	if hasLimit && (limit == "" || len(limit) > 7 || strings.IndexFunc(limit, func(r rune) bool { return r < '0' || r > '9' }) >= 0) {
+		return nil, false
+	}
+	return []string{name, params, limit}, true
+}
+
+func isNameStart(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
+func isBase64(r rune) bool {
+	return 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '+' || r == '/' || r == '='
 }

@@ -40,3 +40,21 @@ func TestTuneGCKeepsTheUsersChoice(t *testing.T) {
 	}
 	debug.SetGCPercent(100)
 }
+
+func TestSizeGCForFleet(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	SizeGCForFleet(1000, func(string) string { return "" })
+	if got := debug.SetMemoryLimit(-1); got != FleetMemoryLimit(1000) || got < 350<<20 || got > 400<<20 {
+		t.Errorf("limit for 1000 nodes = %d MiB, want the measured 384 or so", got>>20)
+	}
+	SizeGCForFleet(5, func(k string) string {
+		if k == "GOMEMLIMIT" {
+			return "2GiB"
+		}
+		return ""
+	})
+	if got := debug.SetMemoryLimit(-1); got != FleetMemoryLimit(1000) {
+		t.Errorf("with GOMEMLIMIT set the limit changed to %d", got)
+	}
+}

@@ -126,6 +126,9 @@ func (n *Node) RespondStream(ctx context.Context, commandLine string, stdin []by
 		if !handled {
 			r, finished = n.invoke(ctx, c, callSource(script, c.Name), faults)
 		}
+		if finished {
+			r, finished = n.restartCuttingExec(ctx, c, callSource(script, c.Name), r)
+		}
 		if finished && c.Name == "hns-networks.json" && n.opts.HNSModule == "hns.v2.psm1" && !asksHNSv1(script, c.Name) {
 			r.Stdout = hnsV2(r.Stdout)
 		}

@@ -2,6 +2,7 @@ package hostprocess_test
 
 import (
 	"context"
+	"io/fs"
 	"net"
 	"testing"
 	"time"
@@ -42,6 +43,12 @@ func (w *world) kubeletNode(t *testing.T, scenario, node string, opts fakenode.N
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w.kubeletFS(t, fsys, node, opts, faults)
+}
+
+// kubeletFS is kubeletNode over a scenario tree.
+func (w *world) kubeletFS(t *testing.T, fsys fs.FS, node string, opts fakenode.NodeOptions, faults *fakenode.KubeletFaults) (*fakenode.Kubelet, *fakenode.Node) {
+	t.Helper()
 	opts.Scenario, opts.Node = fsys, node
 	fake := fakenode.NewNode(opts)
 	tlsCfg, err := w.c.KubeletServerTLS(net.ParseIP("127.0.0.1"))
