@@ -190,7 +190,8 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 		}
 		s, e = escapedQuoted(line, s, e)
 		s, e = escapeSafe(line, s, e)
-		if s < last {
+		s, e = scalarSpan(line, s, e)
+		if s < last || keepSpan(line, s, e) {
 			continue
 		}
 		dst = append(dst, line[last:s]...)
