@@ -250,7 +250,8 @@ func (lk *leaks) replace(dst, line []byte, offs []int, spans []span, counts map[
 		}
 		s, e = escapeSafe(line, s, e)
 		s, e = unquoteSpan(line, s, e)
-		if s < last || e <= s {
+		s, e = scalarSpan(line, s, e)
+		if s < last || e <= s || keepSpan(line, s, e) {
 			continue
 		}
 		dst = append(dst, line[last:s]...)

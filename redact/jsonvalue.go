@@ -108,6 +108,7 @@ type vframe struct {
 	pendData       []pending
 	prevFlag       bool // array: the previous element was a secret flag (--password)
 	netUser        int8 // array: 1 after "net", 2 after "user", 3 after the account name
+	secret         bool // the object or array is the value of a secret's name: all its values go
 }
 
 // jsonWalk is one pass over a JSON document.
@@ -151,10 +152,11 @@ func (r *Redactor) jsonEdits(b []byte, counts map[string]int) ([]edit, error) {
 		case ' ', '\t', '\r', '\n', ',', ':':
 			i++
 		default: // a number, true, false or null
+			start := i
 			for i < len(b) && !delimiter(b[i]) {
 				i++
 			}
-			w.scalar()
+			w.scalar(start, i)
 		}
 	}
 	return w.edits, nil
@@ -177,10 +179,14 @@ func (w *jsonWalk) valueDone() {
 func (w *jsonWalk) delim(d byte) {
 	switch d {
 	case '{', '[':
-		if f := w.top(); f != nil && !f.obj {
-			f.prevFlag = false
+		secret := false
+		if f := w.top(); f != nil {
+			if !f.obj {
+				f.prevFlag = false
+			}
+			secret = f.secret || f.obj && strongSecretName(f.key)
 		}
-		w.stack = append(w.stack, vframe{obj: d == '{', expectKey: d == '{'})
+		w.stack = append(w.stack, vframe{obj: d == '{', expectKey: d == '{', secret: secret})
 	case '}', ']':
 		f := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
@@ -197,9 +203,24 @@ func (w *jsonWalk) delim(d byte) {
 	}
 }
 
-func (w *jsonWalk) scalar() {
-	if f := w.top(); f != nil && !f.obj {
+// scalar handles a number, true, false or null at b[start:end]. A secret's value need not
+// be a string (a PIN, "password": 1234): under a secret's name a number is replaced by
+// the string "***REDACTED***", and so is a boolean under the name itself ("password":
+// true), not under one that merely ends like it ("automountServiceAccountToken":
+// false, in every pod). null stays: it holds nothing.
+func (w *jsonWalk) scalar(start, end int) {
+	f := w.top()
+	if f != nil && !f.obj {
 		f.prevFlag = false
+	}
+	if f != nil && (f.obj || f.secret) {
+		v := w.b[start:end]
+		num := len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
+		strong := f.secret || strongSecretName(f.key)
+		if string(v) != "null" && (strong || num && w.key([]byte(f.key)).secret) {
+			w.counts[RuleSecretKey]++
+			w.replace(start, end, []byte(Replacement))
+		}
 	}
 	w.valueDone()
 }
@@ -230,6 +251,8 @@ func (w *jsonWalk) str(raw []byte, start, end int) {
 	switch {
 	case f == nil:
 		w.plain(raw, start, end)
+	case f.secret:
+		w.whole(raw, start, end, RuleSecretKey)
 	case !f.obj:
 		if f.prevFlag || f.netUser == 3 && len(raw) > 0 && raw[0] != '/' {
 			w.whole(raw, start, end, RuleFlagArg)
@@ -326,24 +349,6 @@ func (w *jsonWalk) replace(start, end int, s []byte) {
 	w.edits = append(w.edits, edit{start: start, end: end, text: enc})
 }
 
-// secretName reports whether a key or an env variable name is one whose value is a
-// secret: password, DB_PASSWORD, client-key-data, api_key, identitytoken, auth.
-func secretName(k string) bool {
-	n := normName(k)
-	switch n {
-	case "pwd", "pass", "auth", "authorization", "proxyauthorization", "cookie", "setcookie", "credential", "credentials",
-		"connectionstring", "accountkey", "sharedaccesskey":
-		return true
-	}
-	for _, suf := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "secretkey",
-		"privatekey", "accesskey", "keydata"} {
-		if strings.HasSuffix(n, suf) {
-			return true
-		}
-	}
-	return false
-}
-
 // netUserStep follows ["net", "user", NAME, PASSWORD] through an argument list: it
 // returns 3 when the next argument is the password.
 func netUserStep(state int8, arg []byte) int8 {
@@ -366,20 +371,4 @@ func secretFlag(s string) bool {
 		return false
 	}
 	return secretName(t)
-}
-
-// normName lower-cases a name and drops the separators people put in it.
-func normName(k string) string {
-	var b strings.Builder
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		case c == '-' || c == '_' || c == '.' || c == ' ':
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

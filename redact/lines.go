@@ -27,6 +27,16 @@ type lineFilter struct {
 	anyLine bool
 	// inPEM: inside a PEM private key block; pemMarked: its marker line is out.
 	inPEM, pemMarked bool
+	// pemCol: where the block's BEGIN marker is; pemPrefixed: something not blank
+	// (a log line's prefix) is before it, on every line of the block.
+	pemCol      int
+	pemPrefixed bool
+	// b64: inside a base64-encoded PEM key wrapped over lines; b64Col: where it is on
+	// its lines, b64Width: how long its first continued line is.
+	b64              bool
+	b64Col, b64Width int
+	// shape: the shape of the prefix before the key on its first line (appendShape).
+	shape []byte
 	// lits: the forms of the literal secrets, replaced before any rule runs.
 	lits [][]byte
 	// leaks: gitleaks' rules, after the built-in ones; hits: the lines they run on.
@@ -115,7 +125,7 @@ func (f *lineFilter) block(b []byte) error {
 	b = replaceLiterals(b, f.lits, f.counts)
 	f.blk = b
 	f.low = lowerASCII(f.low, b)
-	if f.inPEM || bytes.Contains(b, []byte(pemProbe)) || f.anyLine {
+	if f.inPEM || f.b64 || bytes.Contains(b, []byte(pemProbe)) || bytes.Contains(b, []byte(pemBase64)) || f.anyLine {
 		return f.eachLine(b)
 	}
 	f.cands = f.cands[:0]
@@ -239,7 +249,14 @@ func (f *lineFilter) leakCands(b []byte) {
 // line redacts one line (without its end-of-line bytes eol) into f.out, applying the
 // built-in rules in mask, then gitleaks' rules of hits.
 func (f *lineFilter) line(line, eol []byte, mask uint64, hits []hit) {
-	if f.inPEM {
+	if f.inPEM && f.pemPrefixed {
+		if f.prefixedPEM(line, eol) {
+			return
+		}
+	} else if f.b64 && f.wrappedBase64(line, eol) {
+		return
+	}
+	if f.inPEM && !f.pemPrefixed {
 		switch {
 		case bytes.Contains(line, []byte(pemEnd)):
 			f.inPEM = false
@@ -292,7 +309,11 @@ func (f *lineFilter) line(line, eol []byte, mask uint64, hits []hit) {
 	f.out = append(append(f.out, cur...), eol...)
 	if k := bytes.Index(cur, []byte(pemKey)); k >= 0 && bytes.Contains(cur[:k], []byte(pemBegin)) && !bytes.Contains(cur[k:], []byte(pemEnd)) {
 		f.inPEM, f.pemMarked = true, false
+		f.pemCol = max(0, bytes.Index(line, []byte(pemBegin)))
+		f.pemPrefixed = len(bytes.TrimSpace(line[:f.pemCol])) > 0
+		f.shape = appendShape(f.shape[:0], line[:f.pemCol])
 	}
+	f.startBase64(line)
 }
 
 // pemBody reports whether a non-blank line can be inside a PEM block: base64 or a

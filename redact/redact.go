@@ -17,7 +17,11 @@
 //   - Everything else is text, redacted line by line by regex rules (DefaultRules plus
 //     custom ones), then by gitleaks' default rules (gitleaks.go: some two hundred, each
 //     behind its keywords, found in one Aho-Corasick pass), PEM private key blocks, and a
-//     scanner for Secret JSON embedded in logs. Replacing keeps structure: escapes of a
+//     scanner for Secret JSON embedded in logs; then a YAML pass for what a secret key on
+//     an earlier line makes secret (stringData, a Secret's data, password: |, a mapping
+//     under credentials:; yamlsecrets.go). PEM keys whose lines carry a log prefix, and
+//     base64-encoded ones wrapped over lines, are followed line by line (pemlines.go).
+//     Replacing keeps structure: escapes of a
 //     JSON document inside a log line stay whole, and a YAML or TOML plain value becomes
 //     '***REDACTED***', quoted (structure.go).
 //
@@ -175,8 +179,9 @@ func (r *Redactor) Writer(w io.Writer, name string) io.WriteCloser {
 	if IsJSON(name) {
 		return &jsonWriter{r: r, w: w, name: name, counts: counts}
 	}
-	lf := r.newLineFilter(w, counts)
-	return &textWriter{r: r, name: name, counts: counts, lf: lf, sj: newSecretJSON(lf, counts, true)}
+	ys := newYAMLSecrets(w, counts)
+	lf := r.newLineFilter(ys, counts)
+	return &textWriter{r: r, name: name, counts: counts, lf: lf, ys: ys, sj: newSecretJSON(lf, counts, true)}
 }
 
 type textWriter struct {
@@ -184,6 +189,7 @@ type textWriter struct {
 	name   string
 	counts map[string]int
 	lf     *lineFilter
+	ys     *yamlSecrets
 	sj     *secretJSON
 	closed bool
 }
@@ -202,6 +208,9 @@ func (t *textWriter) Close() error {
 	t.closed = true
 	err := t.sj.Close()
 	if err2 := t.lf.Close(); err == nil {
+		err = err2
+	}
+	if err2 := t.ys.Close(); err == nil {
 		err = err2
 	}
 	t.r.Record(t.name, t.counts)
@@ -273,7 +282,8 @@ func (r *Redactor) copyTextSized(dst io.Writer, src io.Reader, counts map[string
 
 func (r *Redactor) copyUTF8(dst io.Writer, src io.Reader, counts map[string]int, size int) (int64, error) {
 	cw := &countWriter{w: dst}
-	lf := r.newLineFilter(cw, counts)
+	ys := newYAMLSecrets(cw, counts)
+	lf := r.newLineFilter(ys, counts)
 	sj := newSecretJSON(lf, counts, true)
 	// Hide WriterTo: a bytes.Reader would hand over the whole file in one Write.
 	buf := make([]byte, size)
@@ -283,7 +293,10 @@ func (r *Redactor) copyUTF8(dst io.Writer, src io.Reader, counts map[string]int,
 	if err := sj.Close(); err != nil {
 		return cw.n, err
 	}
-	return cw.n, lf.Close()
+	if err := lf.Close(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, ys.Close()
 }
 
 // Record adds counts of one file to the summary.

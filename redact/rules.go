@@ -61,7 +61,7 @@ func DefaultRules() []Rule {
 		{Name: "password", Regex: `(?i)(?:passw(?:or)?d|\bpwd)["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{keyword("passw"), {"equals", findAssignment}}},
 		// -Password x (PowerShell), --password x.
 		{Name: "password-flag", Regex: `(?i)(?:^|[\s"'(])--?passw(?:or)?d\s+("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)`, Group: 1, find: pw},
-		{Name: "securestring-plaintext", Regex: `(?i)ConvertTo-SecureString\s+(?:-String\s+)?("[^"]*"|'[^']*')`, Group: 1, find: kw("vertto-securestring")},
+		{Name: "securestring-plaintext", Regex: `(?i)ConvertTo-SecureString\s+(?:-String\s+)?("[^"]*"|\\"[^"\\]*\\"|'[^']*')`, Group: 1, find: kw("vertto-securestring")},
 		// net user NAME PASSWORD (Windows account set-up in a startup log); /add etc. stay.
 		{Name: "net-user", Regex: `(?i)\bnet(?:\.exe)?\s+user\s+("[^"]*"|'[^']*'|\S+)\s+("[^"]*"|'[^']*'|[^\s/"'][^\s"']*)`, Group: 2, find: []finder{netUserFinder()}},
 		{Name: "bearer-token", Regex: `(?i)\bbearer\s+([A-Za-z0-9\-._~+/]+=*)`, Group: 1, find: kw("bearer")},
@@ -80,7 +80,7 @@ func DefaultRules() []Rule {
 		// A whole PEM key on one line, as JSON strings hold it ("-----BEGIN...\n...").
 		{Name: RulePrivateKey, Regex: `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(.*?)-----END`, Group: 1, find: []finder{literalFinder(pemKey)}},
 		{Name: "connection-string", Regex: `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([^;"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
-		{Name: "sas-signature", Regex: `(?i)[?&]sig=([^&"'\s]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
+		{Name: "sas-signature", Regex: `(?i)(?:[?&]|\\u0026)sig=([^&"'\s\\]+)`, Group: 1, find: []finder{{"equals", findAssignment}}},
 		{Name: "client-secret", Regex: `(?i)client[-_]?secret["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{secretFinder()}},
 		// api_key=x, apikey: x, x-api-key: x.
 		{Name: "api-key", Regex: `(?i)api[-_]?key["']?\s*[:=]\s*["']?([^\s"',;&]+)`, Group: 1, find: []finder{apiKeyFinder()}},
@@ -105,7 +105,7 @@ func DefaultRules() []Rule {
 		{Name: "cookie-header", Regex: `(?i)\b(?:set-)?cookie["']?\s*:\s*["']?([^\r\n"']+)`, Group: 1, find: kw("cookie")},
 		{Name: "x-token-header", Regex: `(?i)\bx-[a-z-]*(?:token|auth|key)["']?\s*[:=]\s*["']?([^\s"',;]+)`, Group: 1, find: kw("x-")},
 		// S3 presigned URLs: the signature and session token (the key id is caught above).
-		{Name: "s3-presigned", Regex: `(?i)[?&]x-amz-(?:signature|security-token)=([^&\s"']+)`, Group: 1, find: kw("x-amz-")},
+		{Name: "s3-presigned", Regex: `(?i)(?:[?&]|\\u0026)x-amz-(?:signature|security-token)=([^&\s"'\\]+)`, Group: 1, find: kw("x-amz-")},
 		// A PEM private key in base64 (a kubeconfig's or a Secret's data): "-----BEGIN"
 		// is LS0tLS1CRUdJTi, and "PRIVATE KEY" one of three spellings by alignment.
 		{Name: "private-key-base64", Regex: `LS0tLS1CRUdJTi[A-Za-z0-9+/]*?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/=]*`, find: []finder{literalFinder("LS0tLS1CRUdJTi")}},
@@ -190,7 +190,8 @@ func (c *compiledRule) apply(dst, line []byte) ([]byte, int) {
 		}
 		s, e = escapedQuoted(line, s, e)
 		s, e = escapeSafe(line, s, e)
-		if s < last {
+		s, e = scalarSpan(line, s, e)
+		if s < last || keepSpan(line, s, e) {
 			continue
 		}
 		dst = append(dst, line[last:s]...)

@@ -1,6 +1,9 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // escapeSafe widens or narrows the span [s, e) of line so that replacing it cannot break
 // an escape sequence: a JSON document inside a log line, or a JSON string holding a
@@ -40,7 +43,14 @@ func backslashesBefore(line []byte, p int) int {
 // plain (unquoted) value of a YAML or TOML key ("token: x", "- x", "key = x", up to the
 // end of the line or a comment) is replaced quoted, '***REDACTED***': a bare '*' starts
 // a YAML alias and is no TOML value, and either would make the file unreadable.
+//
+// A number or boolean that is a JSON member's value ("password": 1234, a JSON document
+// in a log line) becomes the string "***REDACTED***", with the key's own quotes (escaped
+// as they are, inside a JSON string): a bare word would break the document.
 func appendReplacement(dst, line []byte, s, e int) []byte {
+	if q, ok := jsonScalar(line, s, e); ok {
+		return append(append(append(dst, q...), Replacement...), q...)
+	}
 	if !plainValue(line, s, e) {
 		return append(dst, Replacement...)
 	}
@@ -106,4 +116,51 @@ func unquoteSpan(line []byte, s, e int) (int, int) {
 		e--
 	}
 	return s, e
+}
+
+// keepSpan reports whether a rule's span must stay as it is: a YAML block indicator
+// (password: |) is no value, the lines after it are, and yamlSecrets replaces those.
+func keepSpan(line []byte, s, e int) bool {
+	return blockIndicator(line[s:e]) && plainValue(line, s, e)
+}
+
+// scalarSpan narrows a span that starts a JSON member's bare value ("password": 1234})
+// to that value: a rule written for text takes the '}' or ']' after it along.
+func scalarSpan(line []byte, s, e int) (int, int) {
+	if _, ok := jsonKeyBefore(line, s); !ok {
+		return s, e
+	}
+	if i := bytes.IndexAny(line[s:e], ",}] \t\\\""); i > 0 {
+		e = s + i
+	}
+	return s, e
+}
+
+// jsonScalar reports whether line[s:e] is the bare value of a JSON member, and the quote
+// the key is written with (", or \" inside a JSON string).
+func jsonScalar(line []byte, s, e int) (string, bool) {
+	q, ok := jsonKeyBefore(line, s)
+	if !ok || e <= s || line[s] == '"' || line[s] == '\\' {
+		return "", false
+	}
+	after := bytes.TrimLeft(line[e:], " \t")
+	if len(after) > 0 && after[0] != ',' && after[0] != '}' && after[0] != ']' && after[0] != '\\' {
+		return "", false
+	}
+	return q, true
+}
+
+// jsonKeyBefore reports whether a JSON key ("key": ) ends right before line[s], and
+// the quote it closes with.
+func jsonKeyBefore(line []byte, s int) (string, bool) {
+	before := bytes.TrimRight(line[:s], " \t")
+	if len(before) < 3 || before[len(before)-1] != ':' {
+		return "", false
+	}
+	before = bytes.TrimRight(before[:len(before)-1], " \t")
+	if len(before) == 0 || before[len(before)-1] != '"' {
+		return "", false
+	}
+	n := backslashesBefore(before, len(before)-1)
+	return strings.Repeat("\\", n) + "\"", true
 }

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
 )
@@ -96,11 +98,42 @@ func writeJSON(w *bufio.Writer, meta Meta, sorted []probes.Finding, _ Options) e
 	if env.RootCauses == nil {
 		env.RootCauses = []RootCause{}
 	}
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	// Commands hold "&&", "<" and ">" that people read in the file; JSON is not HTML.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(env)
+	if err := enc.Encode(env); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeInvisible(buf.Bytes()))
+	return err
+}
+
+// escapeInvisible writes C1 controls (U+0080-U+009F: U+009B is a terminal's CSI) and
+// bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) as \u escapes, as the text
+// output shows them escaped: encoding/json escapes only C0, and a report piped to a
+// terminal or pasted into a ticket must not reorder or recolour what it says. Outside
+// strings JSON is ASCII, so such runes are always inside a string, where the escape
+// means the same rune.
+func escapeInvisible(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // Read parses a JSON report written by Write (as stored in a bundle) back into its

@@ -30,7 +30,7 @@ type foreignInput struct{ res *foreign.Result }
 // single --node names the node of a bundle that does not say which it is. What was
 // recognized, and what not, goes to stderr through the redactor.
 func openEvidence(ctx context.Context, streams genericiooptions.IOStreams, red *redact.Redactor, p string, nodes []string) (evidence.Evidence, string, io.Closer, *foreignInput, error) {
-	var opt foreign.Options
+	opt := foreign.Options{Redact: red} // intake by the run's rules, --redact-rules too
 	if len(nodes) == 1 {
 		opt.Node = nodes[0]
 	}

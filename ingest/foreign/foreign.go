@@ -26,6 +26,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // Options tune reading.
@@ -35,6 +36,9 @@ type Options struct {
 	// Node names the node of a node bundle that does not say which node it is (and
 	// that no cluster dump next to it identifies).
 	Node string
+	// Redact redacts every file as it is first read (the run's redactor: the default
+	// rules and --redact-rules); nil means redact.Default().
+	Redact *redact.Redactor
 }
 
 // Bundle is one collector's output found in the input.

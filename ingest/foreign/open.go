@@ -12,6 +12,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
+	"github.com/wintroubleshoot/wintroubleshoot/redact"
 )
 
 // OpenEvidence opens what analyze is given: our own evidence folder or snapshot bundle
@@ -23,8 +24,12 @@ func OpenEvidence(ctx context.Context, p string, opt Options) (evidence.Evidence
 	if err != nil {
 		return evidence.Evidence{}, "", nil, nil, err
 	}
+	red := opt.Redact
+	if red == nil {
+		red = redact.Default()
+	}
 	if own {
-		ev, source, closer, err := bundle.OpenEvidence(ctx, p)
+		ev, source, closer, err := bundle.OpenEvidenceRedacted(ctx, p, red)
 		var ve *bundle.VerifyError
 		if err == nil || !errors.As(err, &ve) || ve.Kind != bundle.BadManifest || !strings.Contains(ve.Detail, "no manifest.json") {
 			return ev, source, closer, nil, err
@@ -37,14 +42,15 @@ func OpenEvidence(ctx context.Context, p string, opt Options) (evidence.Evidence
 		if st, serr := os.Stat(p); serr == nil && st.IsDir() {
 			// a folder in no collector's layout is an evidence folder assembled by hand
 			// (perhaps still empty): read as ours, its probes skip what it lacks
-			ev, source, closer, err := bundle.OpenEvidence(ctx, p)
+			ev, source, closer, err := bundle.OpenEvidenceRedacted(ctx, p, red)
 			return ev, source, closer, nil, err
 		}
 	}
 	if err != nil {
 		return evidence.Evidence{}, "", nil, nil, fmt.Errorf("opening evidence %s: %w", p, err)
 	}
-	return evidence.Evidence{FS: res.FS()}, res.Describe(), io.NopCloser(nil), res, nil
+	// Another collector's files are evidence like ours: redacted as they are read.
+	return evidence.Evidence{FS: red.FS(res.FS())}, res.Describe(), io.NopCloser(nil), res, nil
 }
 
 // isOwn tells our formats: a folder with nodes/, cluster/ or manifest.json at its top,
