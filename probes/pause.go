@@ -107,8 +107,8 @@ func (pauseImage) Check(c C) Finding {
 		return *bad
 	}
 	cites := []string{imgPath, sb.source}
-	if _, tag, ok := sb.find(imgs); ok {
-		f := c.wincat(sb, tag, cites)
+	if im, tag, ok := sb.find(imgs); ok {
+		f := c.wincat(sb, im, tag, cites)
 		if sb.repoOnly {
 			f = f.With("rke2 pins its own pause image, " + rke2Pause + " (or the same path under --system-default-registry); its containerd config " +
 				rke2Dir + `\agent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc\rancher\rke2\registries.yaml`)
