@@ -1,6 +1,9 @@
 package decode
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestDockerHubAliases: the three spellings of Docker Hub and an implied library/ are one
 // reference, as distribution/reference's ParseNormalizedNamed makes them.
@@ -35,5 +38,23 @@ func TestFindImageByID(t *testing.T) {
 		if _, ok := FindImage(imgs, ref); ok {
 			t.Errorf("FindImage(%q) found the image", ref)
 		}
+	}
+}
+
+// TestContainerdConfigDefinedTwice: Azure/AgentBaker 08fdc8f's containerdtemplate.toml
+// repeats [plugins.cri.registry]; containerd's loaders all refuse that, so the decoder
+// reads it as refused (with the line), not as undecodable; the merged template decodes.
+func TestContainerdConfigDefinedTwice(t *testing.T) {
+	const head = "version = 2\n[plugins]\n  [plugins.cri]\n    sandbox_image = \"mcr.microsoft.com/oss/kubernetes/pause:3.6\"\n    [plugins.cri.registry]\n"
+	c, err := DecodeContainerdConfig("t", []byte(head+"      [plugins.cri.registry]\n        config_path = \"/etc/containerd/certs.d\"\n"))
+	if err != nil || !strings.Contains(c.Refused, "line 6") || !strings.Contains(c.Refused, "plugins.cri.registry") {
+		t.Errorf("twice: %+v, %v", c, err)
+	}
+	c, err = DecodeContainerdConfig("t", []byte(head+"      config_path = 'C:\\ProgramData\\containerd\\certs.d'\n"))
+	if err != nil || c.Refused != "" || c.SandboxImage != "mcr.microsoft.com/oss/kubernetes/pause:3.6" {
+		t.Errorf("once: %+v, %v", c, err)
+	}
+	if _, err := DecodeContainerdConfig("t", []byte("<html>502 Bad Gateway</html>\n")); err == nil {
+		t.Error("garbage decoded")
 	}
 }

@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -210,6 +212,10 @@ func DecodeContainers(file string, b []byte) ([]Container, error) {
 // ContainerdConfig is what the probes need from containerd's config.toml.
 type ContainerdConfig struct {
 	SandboxImage string
+	// Refused is why containerd itself refuses this file ("" when it loads it): a table
+	// or key the file defines twice. Such a file is read, not undecodable: it is the
+	// config containerd will fail on.
+	Refused string
 }
 
 // DecodeContainerdConfig reads containerd-config.toml. It finds the sandbox image in the
@@ -222,6 +228,9 @@ func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 	}
 	var root map[string]any
 	if _, err := toml.Decode(string(t), &root); err != nil {
+		if why, ok := definedTwice(err); ok {
+			return ContainerdConfig{Refused: why}, nil
+		}
 		return ContainerdConfig{}, fail(file, err, "not valid TOML: %v", err)
 	}
 	plugins, _ := root["plugins"].(map[string]any)
@@ -242,4 +251,20 @@ func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// definedTwice says whether a TOML error is a table or key the file defines twice, and
+// how containerd words its refusal. Every TOML library containerd has loaded its config
+// with refuses that: BurntSushi/toml (containerd up to 1.4: "Key 'plugins.cri.registry'
+// has already been defined."), pelletier/go-toml v1.9.5 (1.5 to 1.7, toml.LoadFile:
+// "(63:8): duplicated tables") and pelletier/go-toml/v2 (2.x: "toml: table registry
+// already exists"), and containerd then exits with "failed to load TOML"
+// (services/server/config LoadConfig). So a file with a repeated header is read the way
+// containerd reads it: as one it does not start with, not as one nobody can decode.
+func definedTwice(err error) (string, bool) {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "has already been defined") {
+		return "", false
+	}
+	return fmt.Sprintf("line %d: %s (containerd exits at start: failed to load TOML)", pe.Position.Line, pe.Message), true
 }
