@@ -170,6 +170,9 @@ func (c C) clusterNodes() ([]corev1.Node, corev1.Node, *Finding) {
 	}
 	self, err := findNode(c.ev, nodes, c.node)
 	if err != nil {
+		if f, ok := c.notRegistered(nodes, p); ok {
+			return nodes, self, &f
+		}
 		f := c.finding(Error, err.Error(), []string{p}).With("is the node folder named after the Kubernetes node? (nodes/<node-name>/)")
 		return nodes, self, &f
 	}
@@ -207,4 +210,27 @@ func prefix(s string) (netip.Prefix, bool) {
 		return netip.Prefix{}, false
 	}
 	return p.Masked(), true
+}
+
+// notRegistered judges a node a complete node list does not hold: the API server's list
+// (kubectl's JSON, no pasted row) names every registered node, so a node not in it is not
+// registered (deleted, or its kubelet never joined): NODE-READY fails, the other cluster
+// probes skip. When the list is not the API's whole answer (a pasted table), or a node
+// there is this one under another spelling (the folder named after the host, not the
+// node: a different case, or its kubernetes.io/hostname label), it is not decided.
+func (c C) notRegistered(nodes []corev1.Node, path string) (Finding, bool) {
+	if len(nodes) == 0 || len(shownNodes(nodes)) != len(nodes) {
+		return Finding{}, false
+	}
+	for _, n := range nodes {
+		if strings.EqualFold(n.Name, c.node) || strings.EqualFold(n.Labels[corev1.LabelHostname], c.node) {
+			return Finding{}, false
+		}
+	}
+	msg := fmt.Sprintf("node %s is not registered in the cluster: cluster/nodes.json lists %d node(s), not this one", c.node, len(nodes))
+	if c.id != "NODE-READY" {
+		return c.Skip(msg+" (NODE-READY judges it)", path), true
+	}
+	return c.Fail(msg, path).With("a deleted Node object, or a kubelet that never registered: its log says why (\"Unable to register node with API server\", or no --kubeconfig)",
+		"the kubelet re-registers a deleted node when it restarts (Restart-Service kubelet); a new node needs its join (kubeadm join, or the installer's bootstrap)"), true
 }

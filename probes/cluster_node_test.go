@@ -56,9 +56,17 @@ func TestNodeReady(t *testing.T) {
 			}
 		})
 	}
+	// The API server's node list names every registered node: a node not in it is not
+	// registered (fail), unless it is there under another spelling (the folder named after
+	// the host), which stays an error asking about the folder's name.
 	t.Run("node missing from nodes.json", func(t *testing.T) {
 		ev := clEv(map[string]string{evidence.PathNodes: string(clList(t, clWinNode("other")))})
-		clOne(t, nodeReady{}, "win-1", ev, Error, `"win-1" is not in the cluster's node list`)
+		clOne(t, nodeReady{}, "win-1", ev, Fail, "node win-1 is not registered in the cluster: cluster/nodes.json lists 1 node(s)")
+		clOne(t, nodeTaint{}, "win-1", ev, Skip, "not registered", "NODE-READY judges it")
+	})
+	t.Run("node under another spelling", func(t *testing.T) {
+		ev := clEv(map[string]string{evidence.PathNodes: string(clList(t, clWinNode("WIN-1")))})
+		clOne(t, nodeReady{}, "win-1", ev, Error, `"win-1" is not in the cluster's node list`, "named after the Kubernetes node")
 	})
 }
 

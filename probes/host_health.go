@@ -101,8 +101,8 @@ type hostPrereq struct{}
 const minBuild = osversion.LTSC2019
 
 func (hostPrereq) Spec() Spec {
-	return Spec{ID: "HOST-PREREQ", Title: "the host runs Windows Server 2019 or later with the Containers feature enabled",
-		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host}}
+	return Spec{ID: "HOST-PREREQ", Title: "the host runs a Windows build its kubelet's Kubernetes release supports, with the Containers feature enabled",
+		FM: []string{"FM-22"}, Reads: []evidence.Ref{evidence.Host, evidence.ClusterNodes}}
 }
 
 func (hostPrereq) Check(c C) Finding {
@@ -111,9 +111,11 @@ func (hostPrereq) Check(c C) Finding {
 		return *bad
 	}
 	var problems []string
-	if build < minBuild {
-		problems = append(problems, fmt.Sprintf("build %d (%s) is older than Windows Server 2019 (%d), the oldest Windows Kubernetes supports as a node",
-			build, decode.BuildName(build), minBuild))
+	minor, version := c.kubeletMinor()
+	era := eraOf(minor)
+	if build < era.minBuild {
+		problems = append(problems, fmt.Sprintf("build %d (%s) is older than %s (%d), the oldest Windows %s supports as a node",
+			build, decode.BuildName(build), era.name, era.minBuild, eraWords(minor, version)))
 	}
 	featureKnown := host.ContainersFeature != nil
 	state := int64(decode.FeatureEnabled)
@@ -129,14 +131,25 @@ func (hostPrereq) Check(c C) Finding {
 		return *c.hostNotShown(host, p, "ContainersFeature")
 	}
 	if len(problems) == 0 {
+		ok := fmt.Sprintf("build %s is %s or later", host.Version(), era.name)
+		var why []string
+		if era.minBuild < minBuild {
+			ok += fmt.Sprintf(", which %s supports (from v1.14 Kubernetes supports Windows Server 2019 and later)", eraWords(minor, version))
+			why = append(why, era.source)
+		}
+		f := c.Pass(ok+" and the Containers feature is Enabled", p)
 		if !featureKnown {
-			return c.Pass(fmt.Sprintf("build %s is Windows Server 2019 or later; the Containers feature was not collected (older host.json)", host.Version()), p).
+			f = c.Pass(ok+"; the Containers feature was not collected (older host.json)", p).
 				With("check it with: Get-CimInstance Win32_OptionalFeature -Filter \"Name='Containers'\" (InstallState 1 is Enabled)")
 		}
-		return c.Pass(fmt.Sprintf("build %s is Windows Server 2019 or later and the Containers feature is Enabled", host.Version()), p)
+		if len(why) > 0 {
+			f = f.With(why...).Citing(evidence.PathNodes)
+		}
+		return f
 	}
 	f := c.Fail(problems[0], p).With(problems[1:]...)
-	if build < minBuild {
+	if build < era.minBuild {
+		f = f.With(era.source)
 		return f.WithFix(&Fix{ID: "replace-host", Title: "Rebuild the node on Windows Server 2019 or later", Kind: Manual, Verify: c.id,
 			Disruptive: true, Impact: "the node is replaced",
 			Commands: []string{"kubectl drain " + c.node + " --ignore-daemonsets --delete-emptydir-data",

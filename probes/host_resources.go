@@ -67,6 +67,10 @@ func (hostResources) Check(c C) Finding {
 		}
 		var owners []string
 		for _, o := range r.TopOwners {
+			if timeWaitOwner(o) {
+				owners = append(owners, fmt.Sprintf("%d in TIME_WAIT (pid %d, closed connections the stack keeps; no process holds them)", o.Count, o.ProcessId))
+				continue
+			}
 			owners = append(owners, fmt.Sprintf("%s (pid %d) %d", o.Name, o.ProcessId, o.Count))
 		}
 		if len(owners) > 0 {
@@ -109,12 +113,26 @@ func portsFix(verify string, owners []decode.PortOwner) *Fix {
 	cmds := []string{
 		"Get-NetTCPConnection | Group-Object OwningProcess, State | Sort-Object Count -Descending | Select -First 10   # who holds them",
 	}
-	if len(owners) > 0 {
+	notes := []string{"kube-proxy's and the CNI's SNAT share the node's dynamic ports with every pod's outbound connections"}
+	if len(owners) > 0 && timeWaitOwner(owners[0]) {
+		// TIME_WAIT connections have no process any more: Get-NetTCPConnection and
+		// netstat -ano show them under pid 0 ("Idle"), which cannot be restarted.
+		cmds = append(cmds,
+			"Get-NetTCPConnection -State TimeWait | Group-Object RemoteAddress, RemotePort | Sort-Object Count -Descending | Select -First 10   # whose short connections they were",
+			"fix the client that opens and closes them (reuse connections: HTTP keep-alive, connection pooling), or shorten TIME_WAIT: HKLM\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters TcpTimedWaitDelay (30-300 s), then restart the node")
+		notes = append(notes, fmt.Sprintf("the largest holder, %s (pid %d), is the TCP stack's TIME_WAIT: closed connections kept for TcpTimedWaitDelay, whose process is gone; nothing to restart", owners[0].Name, owners[0].ProcessId),
+			"Microsoft's \"Troubleshoot port exhaustion issues\" (learn.microsoft.com, TCP/IP): TIME_WAIT connections show as pid 0; TcpTimedWaitDelay and connection reuse are the remedies")
+	} else if len(owners) > 0 {
 		cmds = append(cmds, fmt.Sprintf("restart or fix %s (pid %d), the largest holder, if its connections are leaked", owners[0].Name, owners[0].ProcessId))
 	}
 	cmds = append(cmds, "netsh int ipv4 set dynamicport tcp start=10000 num=55535   # widen the range if the load is real (check reserved and excluded ranges first: netsh int ipv4 show excludedportrange tcp)")
 	return &Fix{ID: "free-dynamic-ports", Title: "Find what holds the TCP dynamic ports, and widen the range if the load is real", Kind: Manual, Verify: verify,
-		Commands: cmds, Notes: []string{"kube-proxy's and the CNI's SNAT share the node's dynamic ports with every pod's outbound connections"}}
+		Commands: cmds, Notes: notes}
+}
+
+// timeWaitOwner: pid 0 ("Idle", "System Idle Process") owns the connections in TIME_WAIT.
+func timeWaitOwner(o decode.PortOwner) bool {
+	return o.ProcessId == 0 || strings.EqualFold(string(o.Name), "Idle") || strings.EqualFold(string(o.Name), "System Idle Process")
 }
 
 func commitFix(verify string) *Fix {

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
@@ -35,6 +36,9 @@ func (kubeProxyNetwork) Check(c C) Finding {
 	}
 	cites := []string{netPath, src}
 	if n, ok := decode.FindNetwork(nets, name); ok {
+		if f, said := c.logSaysMissing(name, cites); said {
+			return f
+		}
 		return c.Pass(fmt.Sprintf("kube-proxy uses HNS network %s (%s), which exists", n.Name, n.Type), cites...)
 	}
 	f := c.Fail(fmt.Sprintf("kube-proxy is pointed at HNS network %q, which does not exist", name), cites...).With("expected: one of "+netList(nets),
@@ -95,4 +99,31 @@ func kubeProxyNetworkFix(c C, verify, network string) *Fix {
 		Notes:    []string{"kube-proxy runs as a foreground process here; register it as a service (SVC-REBOOT) so the tool can fix it next time"},
 		Verify:   verify,
 	}
+}
+
+// logSaysMissing: the network exists, but kube-proxy's last word on it is that it cannot
+// find it. The log wins over the name match: kube-proxy then programs nothing
+// (kubernetes/kubernetes#79515: kube-proxy v1.15.0 logged "Unable to find HNS Network
+// specified by cbr0" every second for a cbr0 that existed, and NodePorts on the node did
+// not answer; v1.14.1 worked on the same node). From v1.15 kube-proxy waits for the
+// network and logs "Hns Network loaded" once it finds it (kubernetes/kubernetes#78612),
+// so a last line of not finding it is not a start-up race that ended.
+func (c C) logSaysMissing(name string, cites []string) (Finding, bool) {
+	log, ok := optional(c, evidence.KubeProxyLog)
+	if !ok {
+		return Finding{}, false
+	}
+	logged, missing, line := kubeProxyNetworkLog(string(log))
+	if !missing || !strings.EqualFold(logged, name) {
+		return Finding{}, false
+	}
+	path := c.Path(evidence.KubeProxyLog)
+	f := c.Fail(fmt.Sprintf("kube-proxy's log says it cannot find HNS network %q, which exists: it programs no Service on this node", name), append(cites, path)...).
+		With("its last line about the network: "+clip(line, 300),
+			"kubernetes/kubernetes#79515: kube-proxy v1.15.0 logged this for a network that existed (v1.14.1 worked on the same node); a kube-proxy that started before the network and never saw it does the same")
+	return f.WithFix(&Fix{ID: "restart-kube-proxy", Title: "Restart kube-proxy so it looks the network up again", Kind: Manual, Verify: c.id,
+		Commands: []string{"Restart-Service kube-proxy   # or delete its pod on a HostProcess DaemonSet node; on RKE2: Restart-Service rke2",
+			"Get-Content <kube-proxy log> -Tail 20   # expect \"Hns Network loaded\""},
+		Notes:  []string{"if it logs the same again on v1.15.0, run a kube-proxy of another release (kubernetes/kubernetes#79515)"},
+		Impact: "Service traffic on this node pauses while kube-proxy restarts"}), true
 }

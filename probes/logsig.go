@@ -26,12 +26,13 @@ type signature struct {
 // signatures is the table. Wordings are quoted from the code that prints them.
 func signatures() []signature {
 	return slices.Concat([]signature{
-		{id: "kube-proxy-network-missing", re: `unable to find hns network (?:specified|speficied)`, probe: "HNS-KPROXY-NET", // v1.9-v1.12 print "speficied"
+		{id: "kube-proxy-network-missing", re: `unable to find hns network (?:specified|speficied)|could not get hns network \S+ via v[12] api`, probe: "HNS-KPROXY-NET", // v1.9-v1.12 print "speficied"
 			means: "kube-proxy cannot find the HNS network it was told to use: Services do not work on this node",
 			source: "kubernetes pkg/proxy/winkernel/proxier.go (every version's wording in signatureWordings): \"Unable to find Hns Network speficied by %s. Please check environment variable KUBE_NETWORK\" (glog, v1.9-v1.12), the same spelled \"specified\" (v1.13-v1.14, kubernetes/kubernetes#79515), " +
 				"\"Unable to find HNS Network specified by %s. Please check network name and CNI deployment\" (v1.15-v1.20), " +
 				"klog.ErrorS \"Unable to find HNS Network specified. Please check network name and CNI deployment\" (v1.21-v1.24), " +
-				"\"Unable to find HNS Network specified, please check network name and CNI deployment\" hnsNetworkName=… (later)"},
+				"\"Unable to find HNS Network specified, please check network name and CNI deployment\" hnsNetworkName=… (later); " +
+				"on RKE2 the rancher/wins wrapper's \"could not get HNS network %s via v2 api: %v\" (pkg/server/apis hnsService.GetNetwork)"},
 		{id: "kube-proxy-healthz-failed", re: `healthz server failed`, probe: "SVC-KPROXY-HEALTH",
 			means:  "kube-proxy's health server stopped (often: its port is held by another process): health checks of the node fail",
 			source: "kubernetes cmd/kube-proxy/app/server.go serveHealthz: klog.ErrorS(err, \"Healthz server failed\") (v1.21+), \"Healthz server failed: %v\" via klog.Errorf before"},

@@ -104,7 +104,11 @@ func (logSignatures) Check(c C) Finding {
 			With(details...).With("read: " + strings.Join(read, ", "))
 	}
 	if len(ms) > 0 {
-		return c.Pass(fmt.Sprintf("%d known signature line(s), each cited by the finding it supports", len(ms)), read...).With(details...)
+		// Whether those probes fail is theirs to judge (this finding does not see
+		// theirs): say who judges the lines, not that a finding cites them.
+		judges := slices.Sorted(maps.Keys(groups))
+		return c.Pass(fmt.Sprintf("%d known signature line(s), for %s, which read the same file(s) and judge them: a finding that does not pass cites its lines",
+			len(ms), strings.Join(judges, ", ")), read...).With(details...)
 	}
 	return c.Pass("no known failure signature", read...).With(details...)
 }

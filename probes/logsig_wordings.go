@@ -32,6 +32,9 @@ func signatureWordings() map[string][]wording {
 			{"kube-proxy v1.25+ (structured)",
 				`E0312 10:01:02.000000    4242 proxier.go:660] "Unable to find HNS Network specified, please check network name and CNI deployment" err="hns network cbr0 not found" hnsNetworkName="cbr0"`,
 				k8sWinkernel + ` klog.ErrorS(err, "Unable to find HNS Network specified, please check network name and CNI deployment", "hnsNetworkName", ...)`},
+			{"RKE2 (rancher/wins, the HNS lookup it wraps)",
+				`time="2024-05-02T10:01:02Z" level=error msg="could not get HNS network Calico via v2 api: Network name \"Calico\" not found"`,
+				`rancher/wins pkg/server/apis hnsService.GetNetwork: status.Errorf(codes.InvalidArgument, "could not get HNS network %s via v2 api: %v", ...)`},
 		},
 		"ipam-exhausted": {
 			{"kubelet <= v1.23 with dockershim",

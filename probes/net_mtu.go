@@ -2,8 +2,10 @@ package probes
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 )
 
 // netMTU (NET-MTU): on an Overlay (VXLAN) network the pods' packets leave room for the
@@ -41,10 +43,10 @@ func (netMTU) Check(c C) Finding {
 		}
 		return *bad
 	}
-	overlay := ""
+	overlay, overlayAdapter := "", ""
 	for _, n := range nets {
 		if n.Kind() == "overlay" {
-			overlay = string(n.Name)
+			overlay, overlayAdapter = string(n.Name), string(n.NetworkAdapterName)
 			break
 		}
 	}
@@ -56,18 +58,13 @@ func (netMTU) Check(c C) Finding {
 		return c.notCollected(ifPath, bad)
 	}
 	cites := []string{ifPath, netPath}
-	under, underName := int64(0), ""
-	for _, a := range ifs.Adapters {
-		if a.Physical() && a.MtuSize > 0 && (under == 0 || int64(a.MtuSize) < under) {
-			under, underName = int64(a.MtuSize), string(a.Name)
-		}
-	}
+	under, underName := uplinkMTU(ifs, overlayAdapter)
 	if under == 0 {
 		return c.Skip("net-interfaces.json shows no physical adapter that is up: the underlay's MTU is unknown", cites...)
 	}
 	pod, podFrom := int64(0), ""
 	for _, i := range ifs.IPInterfaces {
-		if i.CompartmentId > 1 && i.Connected() && int64(i.NlMtu) > pod {
+		if i.CompartmentId > 1 && i.Connected() && !pseudoInterface(i) && int64(i.NlMtu) > pod {
 			pod, podFrom = int64(i.NlMtu), string(i.InterfaceAlias)
 		}
 	}
@@ -91,4 +88,31 @@ func (netMTU) Check(c C) Finding {
 				Notes: []string{"Linux peers on the same VXLAN must use the same pod MTU (flannel writes it to /run/flannel/subnet.env)"}})
 	}
 	return c.Pass(fmt.Sprintf("pods' MTU %d + 50 bytes of VXLAN fits the uplink's %d", pod, under), cites...).With(facts)
+}
+
+// uplinkMTU is the MTU of the adapter the overlay sends its VXLAN packets through: the
+// one its HNS network is bound to (NetworkAdapterName) when that adapter is listed, else
+// the smallest of the physical adapters that are up (a second NIC on another network,
+// storage or management, does not carry the overlay and does not count when the network
+// names its own).
+func uplinkMTU(ifs decode.NetInterfaces, adapter string) (int64, string) {
+	under, name := int64(0), ""
+	for _, a := range ifs.Adapters {
+		if adapter != "" && strings.EqualFold(string(a.Name), adapter) && a.MtuSize > 0 {
+			return int64(a.MtuSize), string(a.Name)
+		}
+	}
+	for _, a := range ifs.Adapters {
+		if a.Physical() && a.MtuSize > 0 && (under == 0 || int64(a.MtuSize) < under) {
+			under, name = int64(a.MtuSize), string(a.Name)
+		}
+	}
+	return under, name
+}
+
+// pseudoInterface: every network compartment has its own "Loopback Pseudo-Interface 1",
+// whose NlMtu Windows reports as 4294967295 (0xFFFFFFFF, no limit): it carries no packet
+// off the host and is not a pod NIC.
+func pseudoInterface(i decode.NetInterface) bool {
+	return int64(i.NlMtu) >= 0xFFFFFFFF || strings.HasPrefix(strings.ToLower(string(i.InterfaceAlias)), "loopback pseudo-interface")
 }

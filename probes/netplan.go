@@ -195,53 +195,71 @@ func (c C) kubeProxyNetwork() (name, source string) {
 }
 
 // networkFromLog finds the network name in the last line where the winkernel proxier
-// names it: the network it could not find, "Unable to find HNS Network specified by cbr0"
-// (v1.15 to v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
-// err="Network name \"cbr0\" not found"; or the network it loaded, "Hns Network loaded
-// with info = {l2bridge <id> L2Bridge []}" (V(1); hnsNetworkInfo's first field is its
-// name, pkg/proxy/winkernel/proxier.go). On an SDN-script node the name is only there:
-// start-kubeproxy.ps1 sets $env:KUBE_NETWORK in its window, not on the command line.
+// names it (kubeProxyNetworkLog).
 func networkFromLog(log string) string {
-	name := ""
-	for _, line := range strings.Split(log, "\n") {
-		lower := strings.ToLower(line)
-		if i := strings.Index(lower, "hns network loaded"); i >= 0 {
-			// %v prints the fields bare, in order; %+v (InfoS) as name:value, in order.
-			if _, rest, ok := strings.Cut(line[i:], "{"); ok {
-				rest, _, _ = strings.Cut(rest, "}")
-				f := strings.Fields(rest)
-				for _, kv := range f {
-					if v, ok := strings.CutPrefix(kv, "name:"); ok {
-						f = []string{v}
-						break
-					}
+	name, _, _ := kubeProxyNetworkLog(log)
+	return name
+}
+
+// kubeProxyNetworkLog reads the last line where kube-proxy names its network: the
+// network it could not find, "Unable to find HNS Network specified by cbr0" (v1.15 to
+// v1.20, "Hns" in older builds) or, from v1.21, hnsNetworkName="cbr0" with
+// err="Network name \"cbr0\" not found", or rancher/wins' wrapper on RKE2, "could not get
+// HNS network Calico via v2 api: ..." (pkg/server/apis hnsService.GetNetwork); or the
+// network it loaded, "Hns Network loaded with info = {l2bridge <id> L2Bridge []}" (V(1);
+// hnsNetworkInfo's first field is its name, pkg/proxy/winkernel/proxier.go). missing says
+// the last such line is one of not finding it, and line is that line. On an SDN-script
+// node the name is only there: start-kubeproxy.ps1 sets $env:KUBE_NETWORK in its window,
+// not on the command line.
+func kubeProxyNetworkLog(log string) (name string, missing bool, line string) {
+	for _, l := range strings.Split(log, "\n") {
+		if v, miss, ok := networkOfLine(l); ok {
+			name, missing, line = v, miss, strings.TrimSpace(l)
+		}
+	}
+	return name, missing, line
+}
+
+// networkOfLine is one line's network name and whether the line says it is missing.
+func networkOfLine(line string) (name string, missing, ok bool) {
+	lower := strings.ToLower(line)
+	if i := strings.Index(lower, "hns network loaded"); i >= 0 {
+		// %v prints the fields bare, in order; %+v (InfoS) as name:value, in order.
+		if _, rest, ok := strings.Cut(line[i:], "{"); ok {
+			rest, _, _ = strings.Cut(rest, "}")
+			f := strings.Fields(rest)
+			for _, kv := range f {
+				if v, ok := strings.CutPrefix(kv, "name:"); ok {
+					f = []string{v}
+					break
 				}
-				if len(f) > 0 && !strings.Contains(f[0], ":") {
-					name = f[0]
-				}
 			}
-			continue
-		}
-		if i := strings.Index(lower, "network specified by "); i >= 0 {
-			if f := strings.Fields(line[i+len("network specified by "):]); len(f) > 0 {
-				name = strings.TrimRight(f[0], ".,\"'")
+			if len(f) > 0 && !strings.Contains(f[0], ":") {
+				return f[0], false, true
 			}
-			continue
 		}
-		if !strings.Contains(lower, "not found") {
-			continue
-		}
-		if _, rest, ok := strings.Cut(line, `hnsNetworkName="`); ok {
-			if v, _, ok := strings.Cut(rest, `"`); ok && v != "" {
-				name = v
-			}
-		} else if _, rest, ok := strings.Cut(line, `Network name \"`); ok {
-			if v, _, ok := strings.Cut(rest, `\"`); ok && v != "" {
-				name = v
+		return "", false, false
+	}
+	for _, lead := range []string{"network specified by ", "could not get hns network "} {
+		if i := strings.Index(lower, lead); i >= 0 {
+			if f := strings.Fields(line[i+len(lead):]); len(f) > 0 {
+				return strings.TrimRight(f[0], ".,\"'"), true, true
 			}
 		}
 	}
-	return name
+	if !strings.Contains(lower, "not found") {
+		return "", false, false
+	}
+	if _, rest, ok := strings.Cut(line, `hnsNetworkName="`); ok {
+		if v, _, ok := strings.Cut(rest, `"`); ok && v != "" {
+			return v, true, true
+		}
+	} else if _, rest, ok := strings.Cut(line, `Network name \"`); ok {
+		if v, _, ok := strings.Cut(rest, `\"`); ok && v != "" {
+			return v, true, true
+		}
+	}
+	return "", false, false
 }
 
 // isHostOnly says whether a network is one Windows or Docker creates on its own (nat,

@@ -94,6 +94,9 @@ func (pauseImage) Spec() Spec {
 }
 
 func (pauseImage) Check(c C) Finding {
+	if f, refused := c.containerdRefusesConfig(); refused {
+		return f
+	}
 	sb, ok := c.sandboxImage()
 	if !ok {
 		if file, ok := c.runtimeConfigElsewhere(); ok {
@@ -107,8 +110,8 @@ func (pauseImage) Check(c C) Finding {
 		return *bad
 	}
 	cites := []string{imgPath, sb.source}
-	if _, tag, ok := sb.find(imgs); ok {
-		f := c.wincat(sb, tag, cites)
+	if im, tag, ok := sb.find(imgs); ok {
+		f := c.wincat(sb, im, tag, cites)
 		if sb.repoOnly {
 			f = f.With("rke2 pins its own pause image, " + rke2Pause + " (or the same path under --system-default-registry); its containerd config " +
 				rke2Dir + `\agent\etc\containerd\config.toml, which the sweep does not read, names the tag; mirrors are set in C:\etc\rancher\rke2\registries.yaml`)
@@ -273,6 +276,9 @@ func (pauseBuild) Spec() Spec {
 }
 
 func (pauseBuild) Check(c C) Finding {
+	if cfg, ok := optional(c, evidence.ContainerdConfig); ok && cfg.Refused != "" {
+		return c.Skip("containerd refuses its config file, so the sandbox image it would use is unknown (IMG-PAUSE judges the file)", c.Path(evidence.ContainerdConfig))
+	}
 	sb, ok := c.sandboxImage()
 	if !ok {
 		if file, ok := c.runtimeConfigElsewhere(); ok {
@@ -308,6 +314,36 @@ func (pauseBuild) Check(c C) Finding {
 	ms, _, _ := c.scanLogs(true, evidence.KubeletLog)
 	lines, paths := logSupport(c.id, ms)
 	return f.With(lines...).Citing(paths...)
+}
+
+// containerdRefusesConfig judges a config.toml containerd itself does not load (a table
+// declared twice, decode.ContainerdConfig.Refused): a containerd running now loaded an
+// earlier file and will not start again with this one (warn); one not running does not
+// start at all (fail). Docker nodes do not read the file.
+func (c C) containerdRefusesConfig() (Finding, bool) {
+	cfg, ok := optional(c, evidence.ContainerdConfig)
+	if !ok || cfg.Refused == "" {
+		return Finding{}, false
+	}
+	path := c.Path(evidence.ContainerdConfig)
+	procs, procsOK := optional(c, evidence.Processes)
+	if _, docker := decode.FindProcess(procs, "dockerd"); docker {
+		return Finding{}, false
+	}
+	fix := &Fix{ID: "containerd-config-once", Title: "Declare each table of containerd's config.toml once, then restart containerd", Kind: Manual, Verify: c.id,
+		Commands: []string{`& 'C:\Program Files\containerd\containerd.exe' config dump   # fails the same way until the file is fixed`,
+			"remove the repeated [table] header (merge its keys into the first), then Restart-Service containerd"},
+		Impact: "containers keep running; new pods wait while containerd restarts"}
+	if _, running := decode.FindProcess(procs, "containerd"); running {
+		return c.Warn("containerd's config file is one containerd refuses: "+cfg.Refused, path, c.Path(evidence.Processes)).
+			With("the running containerd loaded an earlier version of the file; it will not start again with this one (after a reboot or restart the node has no runtime)").
+			WithFix(fix), true
+	}
+	cites := []string{path}
+	if procsOK {
+		cites = append(cites, c.Path(evidence.Processes))
+	}
+	return c.Fail("containerd does not start with its config file: "+cfg.Refused, cites...).WithFix(fix), true
 }
 
 // runtimeConfigElsewhere is the config file containerd runs with (--config or -c on its

@@ -56,6 +56,29 @@ func wincatOf(ref string) (has bool, source string, known bool) {
 	return false, "", false
 }
 
+// imageWincat judges wincat.exe for the image, not the one tag: an image's tags all name
+// the same content (one image ID), so where a source speaks of any of them it speaks of
+// this image. A tag a source says has wincat wins over one no source knows (a private
+// mirror's "myregistry/pause:latest" that also carries its upstream tag).
+func imageWincat(im decode.Image, tag string) (has bool, source string, known bool) {
+	has, source, known = wincatOf(tag)
+	if known && has {
+		return has, source, known
+	}
+	for _, t := range im.Tags {
+		if decode.NormalizeRef(t) == decode.NormalizeRef(tag) {
+			continue
+		}
+		if h, s, k := wincatOf(t); k && (h || !known) {
+			has, source, known = h, s+" (the same image ID, tagged "+t+")", true
+			if h {
+				break
+			}
+		}
+	}
+	return has, source, known
+}
+
 // tagOf is the tag of a reference ("" for a digest or none).
 func tagOf(ref string) string {
 	n := decode.NormalizeRef(ref)
@@ -102,10 +125,10 @@ func versionLess(a, b []int) bool {
 // wincat is IMG-PAUSE's finding for a present pause image: warn where a source says it
 // lacks wincat.exe or the logs show port-forward failing for it, else pass saying what is
 // known.
-func (c C) wincat(sb sandbox, tag string, cites []string) Finding {
+func (c C) wincat(sb sandbox, im decode.Image, tag string, cites []string) Finding {
 	ms, _, _ := c.scanLogs(true, evidence.KubeletLog, evidence.LogRuntime)
 	lines, paths := logSupport(c.id, ms)
-	has, source, known := wincatOf(tag)
+	has, source, known := imageWincat(im, tag)
 	check := wincatCheck(sb.runtime, tag)
 	switch {
 	case known && !has:

@@ -44,11 +44,6 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 		return *bad
 	}
 	cites := []string{cniPath, routePath, evidence.PathNodes}
-	if !hasProtocol(routes) {
-		return c.Skip("Calico "+mode+": routes to other nodes' IPAM blocks come from the RemoteAccess BGP router, and "+routePath+
-			" has no Protocol column (collected before it was added) to tell BGP-learned routes from static ones", cniPath, routePath).
-			With(calicoBGPToCheck)
-	}
 	var peers []bgpPeer
 	for _, n := range nodes {
 		if ip := decode.NodeAddress(n, "InternalIP"); n.Name != c.node && ip != "" {
@@ -56,6 +51,9 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 		}
 	}
 	sort.Slice(peers, func(i, j int) bool { return peers[i].name < peers[j].name })
+	if !hasProtocol(routes) {
+		return c.bgpWithoutProtocol(mode, peers, routes, cites)
+	}
 	if len(peers) == 0 {
 		return c.Skip("Calico "+mode+": no other node with an InternalIP to peer with", cites...)
 	}
@@ -105,6 +103,36 @@ func (c C) calicoBGPRoutes(nodes []corev1.Node, cni decode.CNIConfig) Finding {
 	return c.Warn(fmt.Sprintf("%d BGP-learned route(s), none via %s", bgp, strings.Join(missing, ", ")), cites...).
 		With(found...).
 		With("a node with only hostNetwork pods has no IPAM block to advertise, and a ToR or route-reflector peering makes that router the next hop", calicoBGPToCheck)
+}
+
+// bgpWithoutProtocol judges routes collected without their Protocol column: which routes
+// BGP learned is unknown, but with Calico's node-to-node mesh every peer is the next hop
+// of the routes to its blocks, so no route at all via any peer decides a failure whatever
+// the protocol; routes via peers may be BGP's or static ones, which this cannot tell.
+func (c C) bgpWithoutProtocol(mode string, peers []bgpPeer, routes []decode.Route, cites []string) Finding {
+	routePath := c.Path(evidence.Routes)
+	if len(peers) == 0 {
+		return c.Skip("Calico "+mode+": no other node with an InternalIP to peer with", cites...)
+	}
+	viaPeer := 0
+	for _, r := range routes {
+		for _, p := range peers {
+			if string(r.NextHop) == p.ip {
+				viaPeer++
+			}
+		}
+	}
+	if viaPeer == 0 {
+		var names []string
+		for _, p := range peers {
+			names = append(names, p.name+" ("+p.ip+")")
+		}
+		return c.Fail(fmt.Sprintf("no route via any of Calico %s's %d peer node(s): pods here cannot reach other nodes' pods", mode, len(peers)), cites...).
+			With("peers: "+strings.Join(names, ", "),
+				routePath+" has no Protocol column, but no route of any protocol goes via a peer: the BGP router learned nothing", calicoBGPToCheck)
+	}
+	return c.Skip(fmt.Sprintf("Calico %s: %d route(s) go via peer nodes, and %s has no Protocol column (collected before it was added) to tell BGP-learned routes from static ones",
+		mode, viaPeer, routePath), cites...).With(calicoBGPToCheck)
 }
 
 // hasProtocol says whether the routes were collected with their Protocol column.

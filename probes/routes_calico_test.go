@@ -72,6 +72,12 @@ func TestRoutesCalicoBGP(t *testing.T) {
 		{name: "evidence without Protocol", routes: func(b []byte) []byte {
 			return noProtocol.ReplaceAll(b, nil)
 		}, want: probes.Skip, says: "no Protocol column"},
+		// Without the column, no route of any protocol via a peer still decides it.
+		{name: "evidence without Protocol, no route via a peer", routes: func(b []byte) []byte {
+			b = noProtocol.ReplaceAll(b, nil)
+			b = bytes.ReplaceAll(b, []byte(`"NextHop":  "10.0.0.11"`), []byte(`"NextHop":  "10.0.0.250"`))
+			return bytes.ReplaceAll(b, []byte(`"NextHop":  "10.0.0.10"`), []byte(`"NextHop":  "10.0.0.250"`))
+		}, want: probes.Fail, says: "no route via any of Calico"},
 	} {
 		tree := editedScenario(t, "layout-calico-bgp", func(path string, b []byte) []byte {
 			switch {

@@ -118,6 +118,13 @@ func (p service) Check(c C) Finding {
 		f = c.Pass(fmt.Sprintf("%s service %s is running (Automatic)", p.comp.label, st.svc.Name))
 	case st.hasProc:
 		f = c.Pass(fmt.Sprintf("%s runs as a foreground process (pid %d), not as a service", p.comp.label, st.proc.ProcessId)).With("the SDN start scripts run it this way; see SVC-REBOOT for what happens after a reboot")
+	case st.hasSvc && strings.EqualFold(st.svc.Status, "Paused"):
+		// Paused is a state only a pause request puts a service in (Suspend-Service, sc
+		// pause): it holds its process but does no work; Start-Service does not resume it.
+		f = c.Fail(fmt.Sprintf("%s service %s is paused", p.comp.label, st.svc.Name)).With("expected: Running",
+			fmt.Sprintf("actual: Paused, StartType %s (services.json decides it: a paused service's process exists but does nothing)", st.svc.StartType))
+		f.Fix = &Fix{ID: "resume-service", Title: "Resume " + st.svc.Name, Kind: Manual, Verify: p.id,
+			Commands: []string{"Resume-Service -Name " + psQuote(st.svc.Name) + "   # sc.exe continue " + st.svc.Name}}
 	case st.hasSvc:
 		f = c.Fail(fmt.Sprintf("%s service %s is %s", p.comp.label, st.svc.Name, strings.ToLower(st.svc.Status))).With("expected: Running",
 			fmt.Sprintf("actual: %s, StartType %s", st.svc.Status, st.svc.StartType))
@@ -139,8 +146,11 @@ func (p service) Check(c C) Finding {
 		}
 		f.Fix = registerFix(p.id, p.comp)
 	}
-	f = f.Citing(svcPath, procPath)
-	return f
+	if bad != nil {
+		// processes.json was not there: the service's state decided, and only it is cited.
+		return f.Citing(svcPath)
+	}
+	return f.Citing(svcPath, procPath)
 }
 
 func startFix(verify string, names []string) *Fix {

@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -68,7 +70,13 @@ func DecodeImages(file string, b []byte) ([]Image, error) {
 }
 
 // NormalizeRef spells an image reference the way runtimes store it: docker.io/library
-// implied for short names and ":latest" when no tag or digest is given.
+// implied for short names and ":latest" when no tag or digest is given. Docker Hub's
+// other host names are docker.io too: the distribution reference library
+// (distribution/reference normalize.go, which containerd and moby both parse with)
+// rewrites "index.docker.io" to "docker.io", and moby's registry package serves
+// docker.io from "registry-1.docker.io" (IndexHostname, DefaultV2Registry), the host
+// AKS's containerd config mirrors it to; on docker.io an unnamespaced repository is
+// "library/<name>" whichever way it was written.
 func NormalizeRef(ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -79,12 +87,17 @@ func NormalizeRef(ref string) string {
 	if !strings.Contains(name[slash+1:], ":") && !hasDigest {
 		name += ":latest"
 	}
-	first, _, hasSlash := strings.Cut(name, "/")
-	if !hasSlash || (!strings.ContainsAny(first, ".:") && first != "localhost") {
-		if !hasSlash {
-			name = "library/" + name
-		}
+	first, rest, hasSlash := strings.Cut(name, "/")
+	switch {
+	case !hasSlash:
+		name = "docker.io/library/" + name
+	case !strings.ContainsAny(first, ".:") && first != "localhost":
 		name = "docker.io/" + name
+	case dockerHubAlias(first):
+		if !strings.Contains(rest, "/") {
+			rest = "library/" + rest
+		}
+		name = "docker.io/" + rest
 	}
 	if hasDigest {
 		return name + "@" + digest
@@ -92,7 +105,20 @@ func NormalizeRef(ref string) string {
 	return name
 }
 
-// FindImage returns the image tagged exactly ref (after normalization).
+// dockerHubAlias: the host names that are Docker Hub (distribution/reference
+// legacyDefaultDomain "index.docker.io", defaultDomain "docker.io"; moby's
+// DefaultRegistryHost "registry-1.docker.io").
+func dockerHubAlias(host string) bool {
+	switch strings.ToLower(host) {
+	case "docker.io", "index.docker.io", "registry-1.docker.io":
+		return true
+	}
+	return false
+}
+
+// FindImage returns the image tagged ref (after normalization), or the image whose ID
+// ref is: the kubelet and crictl accept an image ID ("sha256:<hex>", or the hex alone)
+// where a reference goes, and a runtime resolves it to the same image.
 func FindImage(imgs []Image, ref string) (Image, bool) {
 	want := NormalizeRef(ref)
 	for _, im := range imgs {
@@ -102,7 +128,23 @@ func FindImage(imgs []Image, ref string) (Image, bool) {
 			}
 		}
 	}
+	for _, im := range imgs {
+		if im.IsID(ref) {
+			return im, true
+		}
+	}
 	return Image{}, false
+}
+
+// IsID says whether ref names this image by its ID: "sha256:<hex>", the hex alone, or
+// the 12-character short ID docker and crictl print (at least 12 hex digits).
+func (im Image) IsID(ref string) bool {
+	id := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(im.ID)), "sha256:")
+	r := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(ref)), "sha256:")
+	if id == "" || len(r) < 12 || strings.Trim(r, "0123456789abcdef") != "" {
+		return false
+	}
+	return strings.HasPrefix(id, r)
 }
 
 // Repo is a reference without its tag: "mcr.microsoft.com/windows/nanoserver".
@@ -170,6 +212,10 @@ func DecodeContainers(file string, b []byte) ([]Container, error) {
 // ContainerdConfig is what the probes need from containerd's config.toml.
 type ContainerdConfig struct {
 	SandboxImage string
+	// Refused is why containerd itself refuses this file ("" when it loads it): a table
+	// or key the file defines twice. Such a file is read, not undecodable: it is the
+	// config containerd will fail on.
+	Refused string
 }
 
 // DecodeContainerdConfig reads containerd-config.toml. It finds the sandbox image in the
@@ -182,6 +228,9 @@ func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 	}
 	var root map[string]any
 	if _, err := toml.Decode(string(t), &root); err != nil {
+		if why, ok := definedTwice(err); ok {
+			return ContainerdConfig{Refused: why}, nil
+		}
 		return ContainerdConfig{}, fail(file, err, "not valid TOML: %v", err)
 	}
 	plugins, _ := root["plugins"].(map[string]any)
@@ -202,4 +251,20 @@ func DecodeContainerdConfig(file string, b []byte) (ContainerdConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// definedTwice says whether a TOML error is a table or key the file defines twice, and
+// how containerd words its refusal. Every TOML library containerd has loaded its config
+// with refuses that: BurntSushi/toml (containerd up to 1.4: "Key 'plugins.cri.registry'
+// has already been defined."), pelletier/go-toml v1.9.5 (1.5 to 1.7, toml.LoadFile:
+// "(63:8): duplicated tables") and pelletier/go-toml/v2 (2.x: "toml: table registry
+// already exists"), and containerd then exits with "failed to load TOML"
+// (services/server/config LoadConfig). So a file with a repeated header is read the way
+// containerd reads it: as one it does not start with, not as one nobody can decode.
+func definedTwice(err error) (string, bool) {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "has already been defined") {
+		return "", false
+	}
+	return fmt.Sprintf("line %d: %s (containerd exits at start: failed to load TOML)", pe.Position.Line, pe.Message), true
 }
