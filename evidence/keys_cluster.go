@@ -39,7 +39,7 @@ const (
 
 // clusterKeys are the cluster keys, in table order.
 func clusterKeys() []Ref {
-	return []Ref{ClusterNodes, ClusterServices, Pods, Events, DaemonSets, ClusterConfig, EndpointSlices}
+	return []Ref{ClusterNodes, ClusterServices, Pods, Events, DaemonSets, ClusterConfig, EndpointSlices, NodeLeases}
 }
 
 // ClusterNodes is cluster/nodes.json.

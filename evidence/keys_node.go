@@ -12,7 +12,7 @@ func nodeKeys() []Ref {
 	base := []Ref{Host, WindowsServices, Processes, HNSNetworks, Routes, IPAddresses, Images, Containers,
 		CNIConfig, ContainerdConfig, KubeletConfig, KubeProxyLog, KubeletLog,
 		HNSEndpoints, HNSPolicies, Disk, EventsSCM, EventsHNS}
-	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys(), flannelKeys(), hnsHealthKeys(), defenderKeys())
+	return slices.Concat(base, resourceKeys(), firewallKeys(), proxyKeys(), flannelKeys(), hnsHealthKeys(), defenderKeys(), kubeletCertKeys())
 }
 
 // Node evidence the live sweep collects since the HNS, resource and event probes read

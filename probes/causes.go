@@ -123,6 +123,13 @@ func CauseRules() []CauseRule {
 		// mixed-hardway-swap-on: the kubelet exits at start with swap on (failSwapOn).
 		{Cause: "LINUX-SWAP", CauseAt: Fail, Effect: "LINUX-SERVICES", Where: SameNode, When: mentions("kubelet"),
 			Why: "the kubelet refuses to start while swap is on"},
+		// clock-skew-node-behind: a node clock behind the signer's sees new certificates begin later.
+		{Cause: "CLOCK-SKEW", CauseAt: Fail, Effect: "KUBELET-CERTS", Where: SameNode, When: mentions("not yet valid"),
+			Why: "the node's clock is behind the API server's, so certificates signed now begin after it"},
+		// kubelet-client-cert-expired: the API server refuses the kubelet's expired certificate.
+		{Cause: "KUBELET-CERTS", CauseAt: Fail, Effect: "NODE-READY", Where: SameNode,
+			When: func(cause, _ Finding) bool { return strings.Contains(cause.Summary, "client certificate") },
+			Why:  "the API server refuses the kubelet's client certificate, so it cannot post the node's status"},
 	}
 }
 

@@ -283,6 +283,10 @@ func Default() *Registry {
 		runtimeCNI{},
 		logSignatures{},
 		scheduling{},
+		kubeletCerts{},
+		clockSkew{},
+		nodeClone{},
+		fleetPatch{},
 		// Linux workers (linux_*.go), judged only on nodes whose evidence has os.json.
 		linuxServices{},
 		linuxSwap{},

@@ -107,6 +107,9 @@ func (c *Client) Collect(ctx context.Context, t *evidence.Tree) (Discovery, erro
 	if err := c.collectEndpointSlices(ctx, t, &d); err != nil {
 		return d, fmt.Errorf("collecting endpointslices: %w", err)
 	}
+	if err := c.collectNodeLeases(ctx, t, &d); err != nil {
+		return d, fmt.Errorf("collecting node leases: %w", err)
+	}
 
 	cfg, skipped, err := c.clusterConfig(ctx, nodes, svcs)
 	if err != nil {
