@@ -140,7 +140,7 @@ func TestAgentReportsFailureAndRecovery(t *testing.T) {
 
 // setupCluster creates the agents' namespace and Windows nodes with a Ready condition, as
 // a kubelet would have set it.
-func setupCluster(t *testing.T, cs kubernetes.Interface, nodes ...string) {
+func setupCluster(t testing.TB, cs kubernetes.Interface, nodes ...string) {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agent.Namespace}}, metav1.CreateOptions{}); err != nil {
