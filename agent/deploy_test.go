@@ -1,10 +1,17 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"text/template"
 	"time"
+
+	"github.com/Masterminds/sprig/v3"
 
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +25,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/wintroubleshoot/wintroubleshoot/agent"
 	"github.com/wintroubleshoot/wintroubleshoot/fixtures/kubeapi"
@@ -189,4 +197,62 @@ func agentConfig(t *testing.T, adminCfg *rest.Config, admin kubernetes.Interface
 	cfg := rest.CopyConfig(adminCfg)
 	cfg.BearerToken = tr.Status.Token
 	return cfg
+}
+
+// chart renders deploy/helm/wintroubleshoot-agent with its default values through Go's
+// text/template and sprig, the engine and functions Helm renders with (plus Helm's own
+// toYaml); the chart uses nothing else of Helm's.
+func chart(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	dir := "../deploy/helm/wintroubleshoot-agent"
+	b, err := os.ReadFile(filepath.Join(dir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(b, &values); err != nil {
+		t.Fatal(err)
+	}
+	funcs := sprig.TxtFuncMap()
+	funcs["toYaml"] = func(v any) string { b, _ := yaml.Marshal(v); return strings.TrimSuffix(string(b), "\n") }
+	files, _ := filepath.Glob(filepath.Join(dir, "templates", "*.yaml"))
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		tpl, err := template.New(filepath.Base(f)).Funcs(funcs).Option("missingkey=error").ParseFiles(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := tpl.Execute(&buf, map[string]any{"Values": values}); err != nil {
+			t.Fatalf("rendering %s: %v", f, err)
+		}
+		for _, doc := range strings.Split(buf.String(), "\n---\n") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+				t.Fatalf("%s: %v\n%s", f, err, doc)
+			}
+			if len(m) > 0 {
+				out = append(out, &unstructured.Unstructured{Object: m})
+			}
+		}
+	}
+	return out
+}
+
+// TestHelmChartApplyServerSideDryRun: the chart, rendered with its defaults, holds the
+// same kinds of objects as deploy/base and passes a server-side dry run.
+func TestHelmChartApplyServerSideDryRun(t *testing.T) {
+	objs := chart(t)
+	count := func(objs []*unstructured.Unstructured) map[string]int {
+		m := map[string]int{}
+		for _, o := range objs {
+			m[o.GetKind()]++
+		}
+		return m
+	}
+	if got, want := count(objs), count(manifests(t)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("chart objects %v, kustomize base %v", got, want)
+	}
+	c := kubeapi.Start(t)
+	apply(t, c.Config, objs, true)
 }
