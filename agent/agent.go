@@ -36,6 +36,9 @@ type Source interface {
 type EngineSource struct {
 	Engine *engine.Engine
 	Target engine.Target
+	// Probes, when set, limits the sweep to what they read (a plugin run for one
+	// condition kind); nil sweeps for every probe.
+	Probes []probes.Probe
 }
 
 // Sweep collects every node file the probes of the target's kind read.
@@ -45,7 +48,11 @@ func (s EngineSource) Sweep(ctx context.Context) (evidence.Evidence, error) {
 	if os == "" {
 		os = evidence.Windows
 	}
-	err := s.Engine.Collect(ctx, s.Target, reg.NodeNeedsOf(os, reg.Probes()))
+	ps := s.Probes
+	if ps == nil {
+		ps = reg.Probes()
+	}
+	err := s.Engine.Collect(ctx, s.Target, reg.NodeNeedsOf(os, ps))
 	return s.Engine.Tree.Evidence(), err
 }
 

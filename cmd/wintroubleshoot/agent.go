@@ -33,7 +33,7 @@ func addAgent(root *cobra.Command, streams genericiooptions.IOStreams, live *liv
 }
 
 type agentOptions struct {
-	node, namespace, metrics, from string
+	node, namespace, metrics, from, npd string
 	interval                       time.Duration
 	jitter                         float64
 	once, noPublish                bool
@@ -66,6 +66,8 @@ on the node when a probe starts or stops failing, writes the node's report (Conf
 	f.Float64Var(&o.jitter, "jitter", agent.DefaultJitter, "fraction of --interval each wait varies by")
 	f.BoolVar(&o.once, "once", false, "sweep once, print the findings and exit")
 	f.BoolVar(&o.noPublish, "no-publish", false, "write nothing to the API server (with --once: a dry run)")
+	f.StringVar(&o.npd, "npd-plugin", "", "run once as a node-problem-detector custom plugin for one condition kind (network, service or host): "+
+		"sweep what its probes read, print one line, exit 0 OK, 1 NonOK, 2 Unknown; publishes nothing")
 	return cmd
 }
 
@@ -80,6 +82,14 @@ func (o *agentOptions) run(ctx context.Context, streams genericiooptions.IOStrea
 	if err != nil {
 		return err
 	}
+	var probesOf []probes.Probe // nil: every probe
+	if o.npd != "" {
+		kind, err := agent.ParseKind(o.npd)
+		if err != nil {
+			return usageErr("agent --npd-plugin: %v", err)
+		}
+		probesOf = agent.ProbesOf(probes.Default(), kind)
+	}
 	a := &agent.Agent{Node: o.node, Registry: probes.Default(), Interval: o.interval, Jitter: o.jitter, Version: version,
 		Log: func(s string) { fmt.Fprintln(streams.ErrOut, safeLine(s)) }}
 	if o.from != "" {
@@ -89,7 +99,11 @@ func (o *agentOptions) run(ctx context.Context, streams genericiooptions.IOStrea
 		tree.SetIntake(red.Intake) // the sweep is redacted as it arrives, as a live run's is
 		eng := &engine.Engine{Registry: a.Registry, Tree: tree, Timeout: 2 * time.Minute, Scripts: new(sweep.Plans),
 			Dial: func(context.Context, transport.Config) (transport.Transport, error) { return local.New() }}
-		a.Source = agent.EngineSource{Engine: eng, Target: engine.Target{Name: o.node, Transport: transport.Config{Kind: transport.Local}, OS: evidence.Windows}}
+		a.Source = agent.EngineSource{Engine: eng, Probes: probesOf,
+			Target: engine.Target{Name: o.node, Transport: transport.Config{Kind: transport.Local}, OS: evidence.Windows}}
+	}
+	if o.npd != "" {
+		return runPlugin(ctx, streams, a, o.npd)
 	}
 	if !o.noPublish {
 		client, err := kube.New(live.kube)
@@ -126,6 +140,17 @@ func (o *agentOptions) printOnce(ctx context.Context, streams genericiooptions.I
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("agent: publishing: %w", perr)}
 	}
 	return err
+}
+
+// runPlugin is one sweep answered in node-problem-detector's custom plugin protocol.
+func runPlugin(ctx context.Context, streams genericiooptions.IOStreams, a *agent.Agent, kindName string) error {
+	kind, _ := agent.ParseKind(kindName) // parsed by the caller
+	code, msg := agent.PluginResult(a.SweepOnce(ctx), kind)
+	fmt.Fprintln(streams.Out, safeLine(msg))
+	if code != agent.PluginOK {
+		return &exitError{code: code}
+	}
+	return nil
 }
 
 // serveMetrics listens now (so a taken port is an error at start, not in the log) and
