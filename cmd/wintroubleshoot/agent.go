@@ -34,9 +34,9 @@ func addAgent(root *cobra.Command, streams genericiooptions.IOStreams, live *liv
 
 type agentOptions struct {
 	node, namespace, metrics, from, npd string
-	interval                       time.Duration
-	jitter                         float64
-	once, noPublish                bool
+	interval                            time.Duration
+	jitter                              float64
+	once, noPublish                     bool
 }
 
 func newAgentCmd(streams genericiooptions.IOStreams, live *liveOptions) *cobra.Command {
