@@ -23,6 +23,10 @@ type Publisher struct {
 	Namespace string // of the report; "" means Namespace
 	// Now is the clock (tests pin it); nil means time.Now.
 	Now func() time.Time
+
+	// known are the node's conditions as the last patch returned them, so a sweep after
+	// the first costs no read of the Node; nil before the first.
+	known []corev1.NodeCondition
 }
 
 func (p *Publisher) ns() string {
@@ -61,15 +65,18 @@ func (p *Publisher) Publish(ctx context.Context, r Report, moves []Transition) e
 // MemoryPressure, ...) are untouched. A condition whose status is unchanged keeps its
 // lastTransitionTime; the heartbeat moves every sweep.
 func (p *Publisher) setConditions(ctx context.Context, conds []corev1.NodeCondition) error {
-	node, err := p.Client.CoreV1().Nodes().Get(ctx, p.Node, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("reading node %s before setting its conditions: %w", p.Node, err)
+	if p.known == nil {
+		node, err := p.Client.CoreV1().Nodes().Get(ctx, p.Node, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading node %s before setting its conditions: %w", p.Node, err)
+		}
+		p.known = node.Status.Conditions
 	}
 	now := metav1.NewTime(p.now())
 	for i := range conds {
 		conds[i].LastHeartbeatTime = now
 		conds[i].LastTransitionTime = now
-		for _, old := range node.Status.Conditions {
+		for _, old := range p.known {
 			if old.Type == conds[i].Type && old.Status == conds[i].Status {
 				conds[i].LastTransitionTime = old.LastTransitionTime
 			}
@@ -79,10 +86,12 @@ func (p *Publisher) setConditions(ctx context.Context, conds []corev1.NodeCondit
 	if err != nil {
 		return fmt.Errorf("encoding the conditions of %s: %w", p.Node, err)
 	}
-	_, err = p.Client.CoreV1().Nodes().PatchStatus(ctx, p.Node, patch)
+	node, err := p.Client.CoreV1().Nodes().PatchStatus(ctx, p.Node, patch)
 	if err != nil {
+		p.known = nil // read it again next time: someone else may have changed it
 		return fmt.Errorf("setting the conditions of node %s: %w", p.Node, err)
 	}
+	p.known = node.Status.Conditions
 	return nil
 }
 
