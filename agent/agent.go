@@ -39,6 +39,10 @@ type EngineSource struct {
 	// Probes, when set, limits the sweep to what they read (a plugin run for one
 	// condition kind); nil sweeps for every probe.
 	Probes []probes.Probe
+	// Cluster, when set, puts the cluster evidence the node probes need into the tree
+	// before each sweep (NodeAndPods); a failure leaves the probes without it, and judge
+	// then leaves out the probes that read it.
+	Cluster func(context.Context, *evidence.Tree) error
 }
 
 // Sweep collects every node file the probes of the target's kind read.
@@ -51,6 +55,11 @@ func (s EngineSource) Sweep(ctx context.Context) (evidence.Evidence, error) {
 	ps := s.Probes
 	if ps == nil {
 		ps = reg.Probes()
+	}
+	if s.Cluster != nil {
+		if err := s.Cluster(ctx, s.Engine.Tree); err != nil {
+			s.Engine.Tree.Replace("cluster", []string{evidence.PathNodes, evidence.PathPods}, nil) // nothing stale
+		}
 	}
 	err := s.Engine.Collect(ctx, s.Target, reg.NodeNeedsOf(os, ps))
 	return s.Engine.Tree.Evidence(), err
@@ -141,13 +150,23 @@ func (a *Agent) SweepOnce(ctx context.Context) Report {
 	return r
 }
 
-// judge runs the probes that read the node's own evidence. Probes that judge the cluster
-// alone (NODE-READY, NODE-TAINT, ...) are left to whoever reads the fleet: every agent
-// judging them would repeat one judgement per node, from cluster lists it does not hold.
+// judge runs the probes that read the node's own evidence and find every cluster file
+// they read at hand. Probes that judge the cluster alone (NODE-READY, NODE-TAINT, ...)
+// are left to whoever reads the fleet: every agent judging them would repeat one
+// judgement per node. A node probe that also reads a cluster list the agent does not
+// hold (it has only the pods on its node) is left out too: judged without it, some
+// warn on healthy nodes (SVC-REBOOT tells an rke2 node by its Node object, DNS-CONFIG
+// needs the Services), and a false alarm on every node of a fleet is worse than a check
+// the CLI still makes.
 func judge(reg *probes.Registry, ev evidence.Evidence, node string) []probes.Finding {
 	own := map[string]bool{probes.ReachID: true}
 	for _, p := range reg.Probes() {
-		if slices.ContainsFunc(p.Spec().Reads, func(k evidence.Ref) bool { return k.Meta().Scope == evidence.Node }) {
+		reads := p.Spec().Reads
+		onNode := slices.ContainsFunc(reads, func(k evidence.Ref) bool { return k.Meta().Scope == evidence.Node })
+		missing := slices.ContainsFunc(reads, func(k evidence.Ref) bool {
+			return k.Meta().Scope == evidence.Cluster && !ev.Has(k.Path(node))
+		})
+		if onNode && !missing {
 			own[p.ID()] = true
 		}
 	}

@@ -1,7 +1,9 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net"
@@ -11,9 +13,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -44,6 +48,9 @@ type nodeState struct {
 	mu        sync.Mutex
 	base      fs.FS
 	recovered bool
+	// uids maps the scenario's pod UIDs to those of the pods created in the test API
+	// server, so the node's containers belong to pods the API knows (RUNTIME-LEFTOVERS).
+	uids map[string]string
 }
 
 func (s *nodeState) recover() { s.mu.Lock(); s.recovered = true; s.mu.Unlock() }
@@ -52,17 +59,25 @@ func (s *nodeState) Open(name string) (fs.File, error) {
 	s.mu.Lock()
 	rec := s.recovered
 	s.mu.Unlock()
+	from := name
 	if rec && strings.HasPrefix(name, "nodes/") {
-		if f, err := s.base.Open(recoveredBy + name); err == nil {
-			return f, nil
+		if _, err := fs.Stat(s.base, recoveredBy+name); err == nil {
+			from = recoveredBy + name
 		}
 	}
-	return s.base.Open(name)
+	b, err := fs.ReadFile(s.base, from)
+	if err != nil || !strings.HasPrefix(name, "nodes/") {
+		return s.base.Open(from)
+	}
+	for old, uid := range s.uids {
+		b = bytes.ReplaceAll(b, []byte(old), []byte(uid))
+	}
+	return fstest.MapFS{name: {Data: b}}.Open(name)
 }
 
 // startNode serves the scenario's node over real WinRM on loopback and returns the agent
 // source sweeping it, with the same snippets the local transport runs on a node.
-func startNode(t *testing.T, state fs.FS) agent.Source {
+func startNode(t *testing.T, state fs.FS, cs kubernetes.Interface) agent.Source {
 	t.Helper()
 	fake := fakenode.NewNode(fakenode.NodeOptions{Scenario: state, Node: scenarioNode})
 	srv, err := fakenode.StartWinRM(context.Background(), fake, fakenode.WinRMOptions{User: testUser, Password: testPassword, AllowUnencrypted: true})
@@ -74,7 +89,8 @@ func startNode(t *testing.T, state fs.FS) agent.Source {
 	cfg := transport.Config{Kind: transport.WinRM, Host: host, Port: port, User: testUser, Password: testPassword, Auth: "ntlm", Timeout: 30 * time.Second}
 	eng := &engine.Engine{Registry: probes.Default(), Tree: evidence.NewTree(), Timeout: time.Minute,
 		Dial: func(_ context.Context, c transport.Config) (transport.Transport, error) { return winrmtr.New(c) }}
-	return agent.EngineSource{Engine: eng, Target: engine.Target{Name: scenarioNode, Transport: cfg, OS: evidence.Windows}}
+	return agent.EngineSource{Engine: eng, Target: engine.Target{Name: scenarioNode, Transport: cfg, OS: evidence.Windows},
+		Cluster: agent.NodeAndPods(cs, scenarioNode)}
 }
 
 // TestAgentReportsFailureAndRecovery: against the real API server, an agent sweeping a
@@ -86,16 +102,16 @@ func TestAgentReportsFailureAndRecovery(t *testing.T) {
 	c := kubeapi.Start(t)
 	cs := kubernetes.NewForConfigOrDie(c.Config)
 	ctx := context.Background()
-	setupCluster(t, cs, scenarioNode)
+	setupCluster(t, cs)
 	base, err := fs.Sub(scenarios.FS(), scenarioName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := &nodeState{base: base}
+	state := &nodeState{base: base, uids: createScenarioNode(t, cs, base, scenarioNode)}
 	metrics := agent.NewMetrics()
 	scrape := httptest.NewServer(metrics.Handler())
 	defer scrape.Close()
-	a := &agent.Agent{Node: scenarioNode, Source: startNode(t, state), Registry: probes.Default(), Version: "test",
+	a := &agent.Agent{Node: scenarioNode, Source: startNode(t, state, cs), Registry: probes.Default(), Version: "test",
 		Publisher: &agent.Publisher{Client: cs, Node: scenarioNode}, Metrics: metrics, Interval: time.Minute}
 
 	r, err := a.Step(ctx)
@@ -158,6 +174,66 @@ func setupCluster(t testing.TB, cs kubernetes.Interface, nodes ...string) {
 		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// createScenarioNode creates the scenario's Node object and the pods on it in the API
+// server, as the kubelet would have registered them, and returns the pods' new UIDs by
+// their scenario UIDs.
+func createScenarioNode(t *testing.T, cs kubernetes.Interface, scenario fs.FS, name string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	var nodes corev1.NodeList
+	readJSON(t, scenario, evidence.PathNodes, &nodes)
+	for _, n := range nodes.Items {
+		if n.Name != name {
+			continue
+		}
+		status := n.Status
+		n.ObjectMeta = metav1.ObjectMeta{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations}
+		created, err := cs.CoreV1().Nodes().Create(ctx, &n, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created.Status = status
+		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pods corev1.PodList
+	readJSON(t, scenario, evidence.PathPods, &pods)
+	uids := map[string]string{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != name {
+			continue
+		}
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		status, old := p.Status, string(p.UID)
+		p.ObjectMeta = metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels}
+		created, err := cs.CoreV1().Pods(p.Namespace).Create(ctx, &p, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("pod %s/%s: %v", p.Namespace, p.Name, err)
+		}
+		created.Status = status
+		if _, err := cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("pod %s/%s status: %v", p.Namespace, p.Name, err)
+		}
+		uids[old] = string(created.UID)
+	}
+	return uids
+}
+
+func readJSON(t *testing.T, fsys fs.FS, p string, v any) {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", p, err)
 	}
 }
 

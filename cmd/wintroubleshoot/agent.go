@@ -51,9 +51,11 @@ live run and never runs a fix. Each sweep sets the node's conditions WindowsNetw
 WindowsServiceProblem and WindowsHostProblem (reason: the failing probe), records an Event
 on the node when a probe starts or stops failing, writes the node's report (ConfigMap
 <node> in --namespace) and serves Prometheus metrics on --metrics-address.
-'wintroubleshoot --report --from-agents' reads every agent's report in one request.`),
-		Example: "  # in the DaemonSet (NODE_NAME from the downward API)\n  wintroubleshoot agent\n" +
-			"  # one sweep of an evidence folder, printed, nothing published\n  wintroubleshoot agent --once --no-publish --from ./scenario --node win-1",
+'wintroubleshoot --report --from-agents' reads every agent's report in one request.
+
+In the DaemonSet it runs as 'wintroubleshoot agent' (NODE_NAME from the downward API).
+'wintroubleshoot agent --once --no-publish --from FOLDER --node NAME' judges an evidence
+folder once and prints it, publishing nothing.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), streams, live) },
 	}
@@ -92,6 +94,13 @@ func (o *agentOptions) run(ctx context.Context, streams genericiooptions.IOStrea
 	}
 	a := &agent.Agent{Node: o.node, Registry: probes.Default(), Interval: o.interval, Jitter: o.jitter, Version: version,
 		Log: func(s string) { fmt.Fprintln(streams.ErrOut, safeLine(s)) }}
+	if !o.noPublish && o.npd == "" {
+		client, err := kube.New(live.kube)
+		if err != nil {
+			return usageErr("agent: %v", err)
+		}
+		a.Publisher = &agent.Publisher{Client: client.Interface(), Node: o.node, Namespace: o.namespace}
+	}
 	if o.from != "" {
 		a.Source = agent.FolderSource{Dir: o.from, Wrap: func(f fs.FS) fs.FS { return red.FS(f) }}
 	} else {
@@ -99,18 +108,15 @@ func (o *agentOptions) run(ctx context.Context, streams genericiooptions.IOStrea
 		tree.SetIntake(red.Intake) // the sweep is redacted as it arrives, as a live run's is
 		eng := &engine.Engine{Registry: a.Registry, Tree: tree, Timeout: 2 * time.Minute, Scripts: new(sweep.Plans),
 			Dial: func(context.Context, transport.Config) (transport.Transport, error) { return local.New() }}
-		a.Source = agent.EngineSource{Engine: eng, Probes: probesOf,
+		src := agent.EngineSource{Engine: eng, Probes: probesOf,
 			Target: engine.Target{Name: o.node, Transport: transport.Config{Kind: transport.Local}, OS: evidence.Windows}}
+		if a.Publisher != nil {
+			src.Cluster = agent.NodeAndPods(a.Publisher.Client, o.node)
+		}
+		a.Source = src
 	}
 	if o.npd != "" {
 		return runPlugin(ctx, streams, a, o.npd)
-	}
-	if !o.noPublish {
-		client, err := kube.New(live.kube)
-		if err != nil {
-			return usageErr("agent: %v", err)
-		}
-		a.Publisher = &agent.Publisher{Client: client.Interface(), Node: o.node, Namespace: o.namespace}
 	}
 	if o.once {
 		return o.printOnce(ctx, streams, a, live, red)
