@@ -173,6 +173,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 	for _, c := range extraCommands(ctx, streams, live) {
 		root.AddCommand(c)
 	}
+	addAgent(root, streams, live)
 	wireTree(root, kube)
 	return root
 }
