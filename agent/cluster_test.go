@@ -32,11 +32,11 @@ func TestNodeAndPodsReadsOnlyItsNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := tree.Evidence()
-	nodes, err := evidence.ClusterNodes().Decode(evidence.PathNodes, mustRead(t, ev, evidence.PathNodes))
+	nodes, err := evidence.ClusterNodes.Decode(evidence.PathNodes, mustRead(t, ev, evidence.PathNodes))
 	if err != nil || len(nodes) != 1 || nodes[0].Name != "win-a" {
 		t.Errorf("nodes.json: %v %v, want win-a alone", names(nodes), err)
 	}
-	pods, err := evidence.Pods().Decode(evidence.PathPods, mustRead(t, ev, evidence.PathPods))
+	pods, err := evidence.Pods.Decode(evidence.PathPods, mustRead(t, ev, evidence.PathPods))
 	if err != nil || len(pods) != 2 {
 		t.Errorf("pods.json: %d pods %v, want the 2 on win-a", len(pods), err)
 	}
