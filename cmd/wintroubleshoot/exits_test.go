@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 		"bad-flag": func(t *testing.T) []exitRun {
 			noClusterHere(t)
 			node := []string{"--report", "--node", "win-1=192.0.2.1"}
-			return []exitRun{
+			runs := []exitRun{
 				{args: []string{"--report", "-o", "yaml"}, stderr: "--output"},
 				{args: []string{"--report", "--fail-on", "pass"}, stderr: "--fail-on"},
 				{args: []string{"--report", "--transport", "telnet"}, stderr: "--transport"},
@@ -50,6 +51,11 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 				{args: append([]string{"--timeout", "-5s"}, node...), stderr: "--timeout"},
 				{args: append([]string{"snapshot", filepath.Join(t.TempDir(), "s.tar.gz"), "--timeout", "0s"}, node[1:]...), stderr: "--timeout"},
 			}
+			if runtime.GOOS != "windows" {
+				// The local transport reads this machine: off Windows there is no node to read.
+				runs = append(runs, exitRun{args: []string{"--report", "--transport", "local", "--node", "win-1=local://localhost"}, stderr: "must be the Windows node"})
+			}
+			return runs
 		},
 		"bad-node": func(t *testing.T) []exitRun {
 			noClusterHere(t)
@@ -85,11 +91,15 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			os.WriteFile(good, []byte(testKubeconfig), 0o600)
 			node := []string{"--report", "--node", "win-1=127.0.0.1:1", "--winrm-auth", "basic"}
 			t.Setenv("WTS_PASSWORD", "exit-test-pw")
-			return []exitRun{
+			runs := []exitRun{
 				{args: append([]string{"--kubeconfig", filepath.Join(dir, "missing")}, node...), stderr: "missing"},
 				{args: append([]string{"--kubeconfig", malformed}, node...)},
 				{args: append([]string{"--kubeconfig", good, "--context", "tpyo"}, node...), stderr: "tpyo"},
 			}
+			// $KUBECONFIG naming a file that is not there is the same mistake as the flag.
+			t.Setenv("KUBECONFIG", filepath.Join(dir, "gone.yaml"))
+			runs = append(runs, exitRun{args: node, stderr: "gone.yaml"})
+			return runs
 		},
 		"bad-evidence": func(t *testing.T) []exitRun {
 			return []exitRun{
