@@ -31,7 +31,7 @@ func (m Model) helpView() string {
 		"Nodes: · pending   spinner while probing",
 		"Fix dialog: y/enter confirm · n/esc cancel",
 		// The words of engine.Confirmation.Question, which the dialog and fix's prompt ask.
-		"Disruptive fixes ask again: type the node name to run it (fix: --confirm NODE).",
+		"Disruptive fixes ask again: type the node name (fix: --confirm NODE).",
 		m.st.dim.Render("? or esc closes this help"))
 	w := 0
 	for _, l := range lines {
