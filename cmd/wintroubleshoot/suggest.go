@@ -21,23 +21,27 @@ func resolveProbe(reg *probes.Registry, id string) (string, error) {
 	return "", usageErr("unknown probe %q%s (wintroubleshoot probes lists them)", id, didYouMean(id, reg.IDs()))
 }
 
-// didYouMean is ", did you mean A or B?" for the candidates closest to word (within a
-// third of its length in edits, case ignored, or sharing its prefix), else "".
+// didYouMean is ", did you mean A or B?" for the candidates closest to word: the fewest
+// edits, within a third of its length (case ignored); failing that, up to three that
+// start with it. Else "".
 func didYouMean(word string, candidates []string) string {
 	w := strings.ToLower(word)
-	best, bestD := []string(nil), max(2, len(w)/3)+1
+	var best, prefixed []string
+	bestD := max(2, len(w)/3) + 1
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(w, lc)
-		if len(w) >= 3 && strings.HasPrefix(lc, w) {
-			d = min(d, 1)
+		if len(w) >= 3 && strings.HasPrefix(lc, w) && !slices.Contains(prefixed, c) {
+			prefixed = append(prefixed, c)
 		}
-		switch {
+		switch d := editDistance(w, lc); {
 		case d < bestD:
 			best, bestD = []string{c}, d
 		case d == bestD && !slices.Contains(best, c):
 			best = append(best, c)
 		}
+	}
+	if len(best) == 0 || len(best) > 3 {
+		best = prefixed
 	}
 	if len(best) == 0 || len(best) > 3 {
 		return ""
