@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -27,7 +28,8 @@ func noClusterHere(t *testing.T) {
 // exitRun is one run of the program and what its stderr must say.
 type exitRun struct {
 	args   []string
-	stderr string // a substring; "" checks nothing
+	stderr string   // a substring; "" checks nothing
+	stdin  *os.File // a terminal to answer on; nil: none
 }
 
 // exitCases are the README's exit table, row by row: each case's name is the row's
@@ -121,6 +123,25 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			})
 			return []exitRun{{args: append([]string{"fix", "SVC-KUBELET", "--yes"}, access...),
 				stderr: "cannot write the audit log at " + filepath.Join(state, "wintroubleshoot", "audit.jsonl")}}
+		},
+		"declined-fix": func(t *testing.T) []exitRun {
+			fake, access := fakeFixNode(t, "kubelet-service-stopped")
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pseudo-terminal to answer on: %v", err)
+			}
+			t.Cleanup(func() { ptmx.Close(); tty.Close() })
+			ptmx.Write([]byte("n\n")) // the person reads the preview and says no
+			t.Cleanup(func() {
+				if fixCalls(fake) != 0 {
+					t.Error("a declined fix ran")
+				}
+			})
+			_, manual := fakeFixNode(t, "host-name-too-long")
+			return []exitRun{
+				{args: append([]string{"fix", "SVC-KUBELET"}, access...), stdin: tty},
+				{args: append([]string{"fix", "HOST-NAME"}, manual...)},
+			}
 		},
 		"no-cluster": func(t *testing.T) []exitRun {
 			noClusterHere(t)
@@ -225,6 +246,9 @@ func TestExitTable(t *testing.T) {
 					cancel() // Ctrl-C before the work: nothing may be printed
 				}
 				streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+				if r.stdin != nil {
+					streams.In = r.stdin
+				}
 				got := Run(ctx, streams, r.args)
 				cancel()
 				if got != code {
