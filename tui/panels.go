@@ -30,7 +30,8 @@ func (m Model) helpView() string {
 		"Status glyphs: ✓ pass  – skip  ! warn  ✗ fail  ? error (could not judge)",
 		"Nodes: · pending   spinner while probing",
 		"Fix dialog: y/enter confirm · n/esc cancel",
-		"Disruptive fixes ask a second time: type yes.",
+		// The words of engine.Confirmation.Question, which the dialog and fix's prompt ask.
+		"Disruptive fixes ask again: type the node name (fix: --confirm NODE).",
 		m.st.dim.Render("? or esc closes this help"))
 	w := 0
 	for _, l := range lines {

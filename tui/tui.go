@@ -137,6 +137,7 @@ type Model struct {
 	filter    textinput.Model
 	filtering bool // the filter prompt has the keyboard
 
+	asks     []AskMsg   // questions a backend waits on, the first shown on top
 	dlg      *fixDialog // fix dialog; nil when closed
 	snap     *snapState // running snapshot; nil when none
 	pager    *pagerView // in-app evidence viewer; nil when closed
@@ -211,6 +212,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onSnapMsg(msg)
 	case evidenceMsg:
 		return m.onEvidence(msg)
+	case AskMsg:
+		return m.onAsk(msg)
 	default:
 		return m.forwardInput(msg)
 	}
@@ -222,6 +225,8 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case keyIs(k, m.keys.ForceQuit):
 		return m.quit()
+	case len(m.asks) > 0:
+		return m.askKey(k)
 	case m.dlg != nil:
 		return m.dialogKey(k)
 	case m.pager != nil:
@@ -246,6 +251,7 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	if m.snap != nil {
 		m.snap.task.cancel()
 	}
+	m.declineAsks()
 	m.stop()
 	m.quitting = true
 	return m, tea.Quit

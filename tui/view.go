@@ -71,6 +71,8 @@ func (m Model) render() string {
 	}
 	screen := m.headerView() + "\n" + body + "\n" + m.footerView()
 	switch {
+	case len(m.asks) > 0:
+		screen = overlay(screen, m.askView(l.w, l.h), l.w, l.h)
 	case m.dlg != nil:
 		screen = overlay(screen, m.dlg.view(m, l.w, l.h), l.w, l.h)
 	case m.showHelp:

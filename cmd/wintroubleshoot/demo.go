@@ -40,6 +40,13 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 			if err != nil {
 				return err
 			}
+			// An output format asked for is a report; the screen only on a terminal.
+			headless = headless || cmd.Flags().Changed("output")
+			if !headless {
+				if err := screenTerminal(streams); err != nil {
+					return err
+				}
+			}
 			ctx := cmd.Context()
 			fl, stop, err := demo.Start(ctx, demo.Options{Scenarios: only, HostProcess: hostProcess})
 			if err != nil {
@@ -51,7 +58,7 @@ press f on a finding to watch a fix run and verify. Nothing leaves this machine.
 				return err
 			}
 			if !headless {
-				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, red)
+				return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, red, nil)
 			}
 			findings := fl.Judge(ctx, nil, nil)
 			if ctx.Err() != nil {

@@ -135,7 +135,8 @@ func (w *exampleWorld) runCmd(t *testing.T, ctx context.Context, c shellCmd) she
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
 	switch {
 	case interactive(args):
-		streams.In = strings.NewReader("q") // the person looks, then quits
+		tty := w.screen(t) // the person looks, then quits
+		streams.In, streams.Out = tty, tty
 	case prompts(args):
 		tty := w.answer(t, "y\n") // the person confirms on the terminal
 		streams.In = tty
@@ -159,6 +160,31 @@ func (w *exampleWorld) runCmd(t *testing.T, ctx context.Context, c shellCmd) she
 		}
 	}
 	return r
+}
+
+// screen gives a terminal (the screen opens only on one) whose person presses q as soon
+// as anything is drawn.
+func (w *exampleWorld) screen(t *testing.T) *os.File {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the screen (%v): the rest of this block is not run", err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			if n > 0 {
+				ptmx.Write([]byte("q"))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tty
 }
 
 // answer gives a terminal whose person types text once a prompt has been written.

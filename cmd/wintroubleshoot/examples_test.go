@@ -145,9 +145,9 @@ func exampleExits() map[string]int {
 		"wintroubleshoot --report -o json | jq .summary":                                                              0, // jq's exit, as in sh
 		"wintroubleshoot --report -o junit > windows-nodes.xml":                                                       1,
 		"wintroubleshoot --report --node win-1=ssh://10.0.0.5 --node win-2=10.0.0.6:5986 --ssh-key ~/.ssh/id_ed25519": 1,
-		// Elsewhere than on Windows the local transport says it runs only there: no node
-		// could be reached, so nothing was judged (3), whatever the cluster says.
-		"wintroubleshoot.exe --report --transport local --node win-1=local://localhost":                                                 3,
+		// Elsewhere than on Windows the local transport is refused before anything
+		// connects: there is no Windows node here to read (2, a bad flag for this machine).
+		"wintroubleshoot.exe --report --transport local --node win-1=local://localhost":                                                 2,
 		"wintroubleshoot --report --password-secret user-cluster-1/windows-node-password --password-secret-kubeconfig admin.kubeconfig": 1,
 		"wintroubleshoot fix NET-ROUTES --node win-1 --dry-run":                                                                         0,
 		"wintroubleshoot fix NET-ROUTES --node win-1":                                                                                   0,

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -26,7 +28,8 @@ func noClusterHere(t *testing.T) {
 // exitRun is one run of the program and what its stderr must say.
 type exitRun struct {
 	args   []string
-	stderr string // a substring; "" checks nothing
+	stderr string   // a substring; "" checks nothing
+	stdin  *os.File // a terminal to answer on; nil: none
 }
 
 // exitCases are the README's exit table, row by row: each case's name is the row's
@@ -42,7 +45,7 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 		"bad-flag": func(t *testing.T) []exitRun {
 			noClusterHere(t)
 			node := []string{"--report", "--node", "win-1=192.0.2.1"}
-			return []exitRun{
+			runs := []exitRun{
 				{args: []string{"--report", "-o", "yaml"}, stderr: "--output"},
 				{args: []string{"--report", "--fail-on", "pass"}, stderr: "--fail-on"},
 				{args: []string{"--report", "--transport", "telnet"}, stderr: "--transport"},
@@ -50,6 +53,11 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 				{args: append([]string{"--timeout", "-5s"}, node...), stderr: "--timeout"},
 				{args: append([]string{"snapshot", filepath.Join(t.TempDir(), "s.tar.gz"), "--timeout", "0s"}, node[1:]...), stderr: "--timeout"},
 			}
+			if runtime.GOOS != "windows" {
+				// The local transport reads this machine: off Windows there is no node to read.
+				runs = append(runs, exitRun{args: []string{"--report", "--transport", "local", "--node", "win-1=local://localhost"}, stderr: "must be the Windows node"})
+			}
+			return runs
 		},
 		"bad-node": func(t *testing.T) []exitRun {
 			noClusterHere(t)
@@ -85,11 +93,15 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			os.WriteFile(good, []byte(testKubeconfig), 0o600)
 			node := []string{"--report", "--node", "win-1=127.0.0.1:1", "--winrm-auth", "basic"}
 			t.Setenv("WTS_PASSWORD", "exit-test-pw")
-			return []exitRun{
+			runs := []exitRun{
 				{args: append([]string{"--kubeconfig", filepath.Join(dir, "missing")}, node...), stderr: "missing"},
 				{args: append([]string{"--kubeconfig", malformed}, node...)},
 				{args: append([]string{"--kubeconfig", good, "--context", "tpyo"}, node...), stderr: "tpyo"},
 			}
+			// $KUBECONFIG naming a file that is not there is the same mistake as the flag.
+			t.Setenv("KUBECONFIG", filepath.Join(dir, "gone.yaml"))
+			runs = append(runs, exitRun{args: node, stderr: "gone.yaml"})
+			return runs
 		},
 		"bad-evidence": func(t *testing.T) []exitRun {
 			return []exitRun{
@@ -111,6 +123,25 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			})
 			return []exitRun{{args: append([]string{"fix", "SVC-KUBELET", "--yes"}, access...),
 				stderr: "cannot write the audit log at " + filepath.Join(state, "wintroubleshoot", "audit.jsonl")}}
+		},
+		"declined-fix": func(t *testing.T) []exitRun {
+			fake, access := fakeFixNode(t, "kubelet-service-stopped")
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pseudo-terminal to answer on: %v", err)
+			}
+			t.Cleanup(func() { ptmx.Close(); tty.Close() })
+			ptmx.Write([]byte("n\n")) // the person reads the preview and says no
+			t.Cleanup(func() {
+				if fixCalls(fake) != 0 {
+					t.Error("a declined fix ran")
+				}
+			})
+			_, manual := fakeFixNode(t, "host-name-too-long")
+			return []exitRun{
+				{args: append([]string{"fix", "SVC-KUBELET"}, access...), stdin: tty},
+				{args: append([]string{"fix", "HOST-NAME"}, manual...)},
+			}
 		},
 		"no-cluster": func(t *testing.T) []exitRun {
 			noClusterHere(t)
@@ -215,6 +246,9 @@ func TestExitTable(t *testing.T) {
 					cancel() // Ctrl-C before the work: nothing may be printed
 				}
 				streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+				if r.stdin != nil {
+					streams.In = r.stdin
+				}
 				got := Run(ctx, streams, r.args)
 				cancel()
 				if got != code {

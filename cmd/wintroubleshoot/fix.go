@@ -89,8 +89,9 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 		live.access.nodes = append(live.access.nodes, o.node) // how to reach it, too
 		o.node = name
 	}
-	if _, ok := probes.Default().Get(probeID); !ok {
-		return usageErr("unknown probe %q", probeID)
+	probeID, err := resolveProbe(probes.Default(), probeID)
+	if err != nil {
+		return err
 	}
 	sess, err := live.connect(ctx, streams)
 	if err != nil {
@@ -118,7 +119,11 @@ func (o *fixOptions) run(ctx context.Context, streams genericiooptions.IOStreams
 		}
 	}
 	if target == nil {
-		return usageErr("node %q is not one of the Windows nodes found", o.node)
+		var names []string
+		for _, t := range sess.targets {
+			names = append(names, t.Name)
+		}
+		return usageErr("node %q is not one of the Windows nodes found%s", o.node, didYouMean(o.node, names))
 	}
 	var f, reach *probes.Finding
 	for _, x := range sess.engine.ProbeNode(ctx, *target, func(engine.Event) {}) {

@@ -38,6 +38,9 @@ type liveOptions struct {
 	from        string
 	// noAudit (--no-audit, on the screen and fix) runs fixes without an audit log.
 	noAudit bool
+	// formatAsked: -o was given, so the user wants a report, not the screen
+	// (`wintroubleshoot -o json > file`).
+	formatAsked bool
 }
 
 func (o *liveOptions) addFlags(cmd *cobra.Command) {
@@ -57,6 +60,9 @@ func (o *liveOptions) validate() error {
 	if _, _, err := o.out.parse(); err != nil {
 		return err
 	}
+	if err := o.kubeconfigEnvError(); err != nil {
+		return err
+	}
 	_, _, err := o.access.check()
 	return err
 }
@@ -66,7 +72,11 @@ func (o *liveOptions) run(ctx context.Context, streams genericiooptions.IOStream
 	if o.from != "" {
 		return analyzePath(ctx, streams, o.from, nil, o.out)
 	}
-	if !o.report {
+	if !o.report && !o.formatAsked {
+		// The screen, only on a terminal; an output format asked for is a report.
+		if err := screenTerminal(streams); err != nil {
+			return err
+		}
 		return runInteractive(ctx, streams, o)
 	}
 	format, failOn, err := o.out.parse()
@@ -131,6 +141,8 @@ type session struct {
 	// secrets are the credentials the run uses (the node password, the kubeconfig's
 	// token or password): every output's redactor replaces them (addSecrets).
 	secrets []string
+	// gate asks before the first HostProcess pod (nil without a cluster).
+	gate *podGate
 }
 
 // api is the session as the engine's front-end API, with fx as its fix runner (nil:
@@ -183,6 +195,7 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		found = a.linux.discovered(disc)
 		s.client = client
 		a.transports().Attach(client)
+		s.gate = a.installGate(streams.ErrOut, client.Namespace)
 		s.engine.Logs = func(ctx context.Context, tree *evidence.Tree, node string, names []string) {
 			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
 		}

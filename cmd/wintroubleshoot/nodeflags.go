@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transports"
 	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/wintroubleshoot/wintroubleshoot/collect/kube"
 	"github.com/wintroubleshoot/wintroubleshoot/collect/transport"
+	"github.com/wintroubleshoot/wintroubleshoot/collect/transport/hostprocess"
 	"github.com/wintroubleshoot/wintroubleshoot/engine"
 	"github.com/wintroubleshoot/wintroubleshoot/ingest/bundle"
 	"github.com/wintroubleshoot/wintroubleshoot/probes"
@@ -42,6 +45,13 @@ type nodeAccess struct {
 	// reg holds each transport's own options; made once, because the same nodeAccess
 	// adds its flags to several commands and the values must land in one place.
 	reg transport.Registry
+	// flags is a flag set these options were bound to (any one: they share the
+	// variables), to read the transports' own flags by name.
+	flags *pflag.FlagSet
+	// pods answers the question before the first HostProcess pod in advance; gate
+	// asks it (podgate.go), installed once the run has a cluster.
+	pods podFlags
+	gate *podGate
 }
 
 // transport.Registry is the registry whose flags this nodeAccess added.
@@ -60,6 +70,7 @@ func (a *nodeAccess) addFlags(cmd *cobra.Command) {
 // addFlagsExceptNode is for commands whose --node means something of their own.
 func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f := cmd.Flags()
+	a.flags = f
 	reg := a.transports()
 	f.StringVar(&a.transport, "transport", string(transport.Auto), reg.Help())
 	// --node-user, not --user: in kubectl --user picks the kubeconfig user, and that
@@ -78,8 +89,10 @@ func (a *nodeAccess) addFlagsExceptNode(cmd *cobra.Command) {
 	f.IntVar(&a.nodeLogMax, "node-log-max-bytes", kube.DefaultNodeLogMax, "node log query: most bytes kept of each log (its tail)")
 	f.Float32Var(&a.kubeQPS, "kube-api-qps", 0, "requests a second this client sends the API server at most (default: 8 per node of --concurrency, at least 50; -1: no client-side limit)")
 	f.IntVar(&a.kubeBurst, "kube-api-burst", 0, "requests this client sends the API server at once at most (default: twice --kube-api-qps, at least 100)")
+	a.pods.addFlags(f)
 	// One password source at a time; the environment variable is the fallback of all.
 	cmd.MarkFlagsMutuallyExclusive("password-file", "password-secret", "password-prompt")
+	cmd.MarkFlagsMutuallyExclusive("allow-hostprocess", "no-hostprocess")
 }
 
 // parseOverride reads one --node flag: NAME=[SCHEME://]HOST[:PORT].
@@ -133,6 +146,11 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 	if a.timeout <= 0 {
 		return "", nil, usageErr("--timeout %s: want a positive duration such as 2m", a.timeout)
 	}
+	if a.flags != nil {
+		if err := startTimeoutFor(a.flags.Lookup("hostprocess-start-timeout"), a.timeout, hostprocess.DefaultStartTimeout); err != nil {
+			return "", nil, err
+		}
+	}
 	if a.nodeLogSince < 0 || a.nodeLogMax <= 0 {
 		return "", nil, usageErr("--node-log-since %s, --node-log-max-bytes %d: want a duration >= 0 and a positive size", a.nodeLogSince, a.nodeLogMax)
 	}
@@ -157,7 +175,26 @@ func (a *nodeAccess) check() (transport.Kind, []engine.Override, error) {
 		seen[ov.Name] = s
 		overrides = append(overrides, ov)
 	}
+	if err := localOnly(def, overrides, runtime.GOOS, elevated); err != nil {
+		return "", nil, err
+	}
 	return def, overrides, nil
+}
+
+// installGate puts the pod question before the hostprocess transport, once per run.
+func (a *nodeAccess) installGate(notice io.Writer, namespace func() string) *podGate {
+	if a.gate != nil {
+		return a.gate
+	}
+	value := func(name string) string {
+		if a.flags == nil || a.flags.Lookup(name) == nil {
+			return ""
+		}
+		return a.flags.Lookup(name).Value.String()
+	}
+	a.gate = &podGate{allow: a.pods.allow, forbid: a.pods.forbid, notice: notice, question: a.podQuestionFor(namespace, value)}
+	a.gate.install(a.transports())
+	return a.gate
 }
 
 // config builds the transport config of one node (without the password): the common

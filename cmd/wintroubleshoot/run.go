@@ -16,9 +16,6 @@ import (
 	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // exitError carries an exit code out of a command.
 type exitError struct {
 	code int
@@ -62,7 +59,7 @@ func RunAs(ctx context.Context, streams genericiooptions.IOStreams, argv0 string
 		return ee.code
 	}
 	// cobra's own errors: unknown flags, wrong argument counts, flag marks.
-	fmt.Fprintln(streams.ErrOut, safeLine("error: "+err.Error()))
+	fmt.Fprintln(streams.ErrOut, safeLine("error: "+err.Error()+flagSuggestion(root, args, err.Error())))
 	fmt.Fprintf(streams.ErrOut, "run '%s --help' for usage\n", root.CommandPath())
 	return report.ExitUsage
 }
@@ -119,6 +116,7 @@ func colorFor(w any) bool {
 func newRootCmd(ctx context.Context, streams genericiooptions.IOStreams) *cobra.Command {
 	kube := kubeFlags()
 	live := &liveOptions{kube: kube}
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "wintroubleshoot",
 		Short: "Find out why a Windows node of a Kubernetes cluster is broken, and fix it",
@@ -155,9 +153,13 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				return printVersion(streams.Out, buildVersion(releaseVersion), "")
+			}
 			if err := live.validate(); err != nil {
 				return err
 			}
+			live.formatAsked = cmd.Flags().Changed("output")
 			return live.run(cmd.Context(), streams)
 		},
 	}
@@ -166,6 +168,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 	root.SetIn(streams.In)
 	kube.AddFlags(root.PersistentFlags())
 	live.addFlags(root)
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version and exit, as the version command does")
 	root.AddCommand(
 		newAnalyzeCmd(streams),
 		newVersionCmd(streams),
@@ -176,17 +179,6 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above --fail-on;
 	addAgent(root, streams, live)
 	wireTree(root, kube)
 	return root
-}
-
-func newVersionCmd(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		Run: func(*cobra.Command, []string) {
-			fmt.Fprintln(streams.Out, "wintroubleshoot", version)
-		},
-	}
 }
 
 // kubeFlags are kubectl's cluster flags (--kubeconfig, --context, --user, -n, --server,

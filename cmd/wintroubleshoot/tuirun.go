@@ -36,7 +36,7 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 				return &exitError{code: report.ExitUsage, err: derr}
 			}
 			defer stop()
-			return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, nil)
+			return runTUI(ctx, streams, fl, "demo fleet", "demo", nil, nil, nil)
 		}
 		return err
 	}
@@ -50,11 +50,12 @@ func runInteractive(ctx context.Context, streams genericiooptions.IOStreams, o *
 		return err
 	}
 	api := sess.api(fx)
-	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api, sess.secrets}, red)
+	return runTUI(ctx, streams, api.Fleet(o.access.concurrency), api.Cluster, api.Context, sessionSnapshot{api, sess.secrets}, red, sess.gate)
 }
 
-// runTUI opens the screen over a fleet and waits until the person quits.
-func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter, red *redact.Redactor) error {
+// runTUI opens the screen over a fleet and waits until the person quits; gate, when
+// set, asks its question on the screen before the first HostProcess pod.
+func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.Fleet, cluster, kctx string, snap tui.Snapshotter, red *redact.Redactor, gate *podGate) error {
 	m := tui.New(tui.Options{
 		Parent:  ctx,
 		Cluster: cluster, Context: kctx, Nodes: fl.Names(),
@@ -63,6 +64,13 @@ func runTUI(ctx context.Context, streams genericiooptions.IOStreams, fl *engine.
 		Redactor: screenRedactor{red},
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(streams.In), tea.WithOutput(streams.Out))
+	if gate != nil {
+		done := make(chan struct{})
+		defer close(done)
+		gate.setAsk(askOnScreen(ctx, func(title string, lines []string, reply chan<- bool) {
+			p.Send(tui.AskMsg{Title: title, Lines: lines, Reply: reply})
+		}, done))
+	}
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return &exitError{code: report.ExitUsage, err: fmt.Errorf("running the screen: %w", err)}
 	}

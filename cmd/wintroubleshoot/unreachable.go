@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -34,4 +35,20 @@ func (o *liveOptions) noKubeconfig() bool {
 	}
 	_, err := os.Stat(clientcmd.RecommendedHomeFile)
 	return errors.Is(err, os.ErrNotExist)
+}
+
+// kubeconfigEnvError is a $KUBECONFIG none of whose files exist: client-go skips missing
+// files of the list and would report "no configuration", so say which path is wrong, as
+// for a --kubeconfig that names a missing file.
+func (o *liveOptions) kubeconfigEnvError() error {
+	env := os.Getenv("KUBECONFIG")
+	if env == "" || (o.kube.KubeConfig != nil && *o.kube.KubeConfig != "") {
+		return nil
+	}
+	for _, p := range filepath.SplitList(env) {
+		if _, err := os.Stat(p); err == nil {
+			return nil
+		}
+	}
+	return usageErr("$KUBECONFIG names %s, which does not exist: fix the path, or unset KUBECONFIG for ~/.kube/config", env)
 }

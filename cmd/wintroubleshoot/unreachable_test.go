@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 
 	"github.com/wintroubleshoot/wintroubleshoot/report"
 )
@@ -49,9 +52,21 @@ current-context: prod-ctx
 	bin := buildPlain(t)
 	cmd := exec.Command(bin, "--request-timeout", "5s")
 	cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=")
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
+	// The screen opens only on a terminal: give it one, as a person's shell would, so
+	// that what this run shows is what a person sees (stderr kept apart to read it).
+	ptmx, tty, perr := pty.Open()
+	if perr != nil {
+		t.Skipf("no pseudo-terminal: %v", perr)
+	}
+	defer ptmx.Close()
+	var so strings.Builder
+	copied := make(chan struct{})
+	go func() { io.Copy(&so, ptmx); close(copied) }()
+	var se strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &se
 	err = cmd.Run()
+	tty.Close() // the copy ends (EIO) once no process holds the terminal
+	<-copied
 	code := cmd.ProcessState.ExitCode()
 	stdout, stderr := so.String(), se.String()
 	if err != nil && code < 0 {
