@@ -62,94 +62,120 @@ func (netOverlay) Check(c C) Finding {
 	if len(overlays) == 0 {
 		return c.Pass("no Overlay HNS network (besides the vSwitch's placeholder): VXLAN's prerequisites do not apply", netPath)
 	}
-	cites := []string{netPath}
-	var problems, facts, unread []string
-	ubrUnknown := false
-	var fixes []*Fix
-
-	if host, ok := optional(c, evidence.Host); ok {
-		cites = append(cites, c.Path(evidence.Host))
-		build := strings.TrimSpace(string(host.CurrentBuild))
-		switch {
-		case build == ws2019Build && !host.Shown("UBR"):
-			ubrUnknown = true
-		case build == ws2019Build && int64(host.UBR) < kb4489899UBR:
-			problems = append(problems, fmt.Sprintf("Windows Server 2019 build %s.%d is older than 17763.%d (KB4489899), which overlay networking needs", build, host.UBR, kb4489899UBR))
-			fixes = append(fixes, kbFix(c.id))
-		case build != "":
-			facts = append(facts, fmt.Sprintf("build %s.%d (KB4489899 applies to 17763 below .%d only)", build, host.UBR, kb4489899UBR))
-		}
-	} else {
-		facts = append(facts, "host.json not available: the KB4489899 check is not made")
-	}
-
+	j := &overlayJudgement{c: c, cites: []string{netPath}}
+	j.hostBuild()
 	for _, n := range overlays {
-		name := string(n.Name)
-		own := n.VNIs()
-		if len(own) == 0 {
-			unread = append(unread, name)
-		}
-		for _, v := range own {
-			if v < windowsMinVNI {
-				problems = append(problems, fmt.Sprintf("%s: VNI %d, Windows needs %d or more (4096 on every node, as flannel and Calico set it)", name, v, windowsMinVNI))
-				fixes = append(fixes, vniFix(c.id))
-			}
-		}
-		if len(own) > 0 {
-			var off []string
-			for _, pv := range n.PeerVNIs() {
-				if !slices.Contains(own, pv) {
-					off = append(off, fmt.Sprint(pv))
-				}
-			}
-			if len(off) > 0 {
-				problems = append(problems, fmt.Sprintf("%s: VNI %d here, but peers' remote subnet routes carry VNI %s: packets to and from those nodes are dropped", name, own[0], strings.Join(uniq(off), ", ")))
-				fixes = append(fixes, vniFix(c.id))
-			}
-			facts = append(facts, fmt.Sprintf("%s: VNI %d, %d peer route(s)", name, own[0], len(n.PeerVNIs())))
-		}
-		if port := n.VXLANPort(); port != 0 && port != windowsVXLANUDP {
-			problems = append(problems, fmt.Sprintf("%s: VXLAN on UDP %d, flannel on Windows and its Linux peers' Windows setting use %d", name, port, windowsVXLANUDP))
-			fixes = append(fixes, vniFix(c.id))
+		j.network(n)
+	}
+	j.firewall(overlays[0])
+	return j.verdict()
+}
+
+// overlayJudgement gathers NET-OVERLAY's steps: what fails, what holds, what could not
+// be read, and the fixes for what fails.
+type overlayJudgement struct {
+	c                       C
+	cites                   []string
+	problems, facts, unread []string
+	ubrUnknown              bool
+	fixes                   []*Fix
+}
+
+func (j *overlayJudgement) fail(problem string, fix *Fix) {
+	j.problems = append(j.problems, problem)
+	j.fixes = append(j.fixes, fix)
+}
+
+// hostBuild: Windows Server 2019 needs KB4489899 (17763.379) for overlay networking.
+func (j *overlayJudgement) hostBuild() {
+	c := j.c
+	host, ok := optional(c, evidence.Host)
+	if !ok {
+		j.facts = append(j.facts, "host.json not available: the KB4489899 check is not made")
+		return
+	}
+	j.cites = append(j.cites, c.Path(evidence.Host))
+	build := strings.TrimSpace(string(host.CurrentBuild))
+	switch {
+	case build == ws2019Build && !host.Shown("UBR"):
+		j.ubrUnknown = true
+	case build == ws2019Build && int64(host.UBR) < kb4489899UBR:
+		j.fail(fmt.Sprintf("Windows Server 2019 build %s.%d is older than 17763.%d (KB4489899), which overlay networking needs", build, host.UBR, kb4489899UBR), kbFix(c.id))
+	case build != "":
+		j.facts = append(j.facts, fmt.Sprintf("build %s.%d (KB4489899 applies to 17763 below .%d only)", build, host.UBR, kb4489899UBR))
+	}
+}
+
+// network: the VNI (Windows needs 4096 or more, the same as the peers') and the VXLAN port.
+func (j *overlayJudgement) network(n decode.HNSNetwork) {
+	name := string(n.Name)
+	own := n.VNIs()
+	if len(own) == 0 {
+		j.unread = append(j.unread, name)
+	}
+	for _, v := range own {
+		if v < windowsMinVNI {
+			j.fail(fmt.Sprintf("%s: VNI %d, Windows needs %d or more (4096 on every node, as flannel and Calico set it)", name, v, windowsMinVNI), vniFix(j.c.id))
 		}
 	}
-
-	if fw, ok := optional(c, evidence.Firewall); ok {
-		cites = append(cites, c.Path(evidence.Firewall))
-		// VXLAN arrives at the provider address, the overlay network's management IP.
-		alias, more := c.interfaceOf(string(overlays[0].ManagementIP))
-		cites = append(cites, more...)
-		v := judgePort(fw, "UDP", windowsVXLANUDP, "", alias)
-		switch {
-		case len(v.blockers) > 0:
-			problems = append(problems, "UDP 4789 (VXLAN) inbound: "+strings.Join(v.closed, "; "))
-			fixes = append(fixes, unblockFix(c.id, v.blockers, "UDP 4789"))
-		case len(v.closed) > 0:
-			facts = append(facts, "no rule allows UDP 4789 ("+strings.Join(v.closed, "; ")+"): not judged a failure, sig-windows-tools' flannel overlay runs so; the SDN and Calico scripts add OverlayTraffic4789UDP")
-		default:
-			facts = append(facts, "UDP 4789 inbound: "+strings.Join(v.open, "; "))
+	if len(own) > 0 {
+		var off []string
+		for _, pv := range n.PeerVNIs() {
+			if !slices.Contains(own, pv) {
+				off = append(off, fmt.Sprint(pv))
+			}
 		}
-	} else {
-		facts = append(facts, "firewall.json not available: UDP 4789 is not judged")
+		if len(off) > 0 {
+			j.fail(fmt.Sprintf("%s: VNI %d here, but peers' remote subnet routes carry VNI %s: packets to and from those nodes are dropped", name, own[0], strings.Join(uniq(off), ", ")), vniFix(j.c.id))
+		}
+		j.facts = append(j.facts, fmt.Sprintf("%s: VNI %d, %d peer route(s)", name, own[0], len(n.PeerVNIs())))
 	}
+	if port := n.VXLANPort(); port != 0 && port != windowsVXLANUDP {
+		j.fail(fmt.Sprintf("%s: VXLAN on UDP %d, flannel on Windows and its Linux peers' Windows setting use %d", name, port, windowsVXLANUDP), vniFix(j.c.id))
+	}
+}
 
-	if len(problems) == 0 && len(unread) > 0 {
+// firewall: VXLAN arrives at the provider address, the overlay network's management IP.
+func (j *overlayJudgement) firewall(overlay decode.HNSNetwork) {
+	c := j.c
+	fw, ok := optional(c, evidence.Firewall)
+	if !ok {
+		j.facts = append(j.facts, "firewall.json not available: UDP 4789 is not judged")
+		return
+	}
+	j.cites = append(j.cites, c.Path(evidence.Firewall))
+	alias, more := c.interfaceOf(string(overlay.ManagementIP))
+	j.cites = append(j.cites, more...)
+	v := judgePort(fw, "UDP", windowsVXLANUDP, "", alias)
+	switch {
+	case len(v.blockers) > 0:
+		j.fail("UDP 4789 (VXLAN) inbound: "+strings.Join(v.closed, "; "), unblockFix(c.id, v.blockers, "UDP 4789"))
+	case len(v.closed) > 0:
+		j.facts = append(j.facts, "no rule allows UDP 4789 ("+strings.Join(v.closed, "; ")+"): not judged a failure, sig-windows-tools' flannel overlay runs so; the SDN and Calico scripts add OverlayTraffic4789UDP")
+	default:
+		j.facts = append(j.facts, "UDP 4789 inbound: "+strings.Join(v.open, "; "))
+	}
+}
+
+func (j *overlayJudgement) verdict() Finding {
+	c, cites := j.c, j.cites
+	if len(j.problems) == 0 && len(j.unread) > 0 {
 		// A pasted list view or a shallow dump drops the subnets' policies: the VNI, the
 		// check people most often get wrong, cannot be read, so nothing is claimed.
-		return c.Skip("the VNI of "+strings.Join(unread, ", ")+" is not in hns-networks.json (no VSID subnet policy: a pasted list view or a shallow ConvertTo-Json)", cites...).
-			With(facts...).With("collect again: Get-HnsNetwork | ConvertTo-Json -Depth 8")
+		return c.Skip("the VNI of "+strings.Join(j.unread, ", ")+" is not in hns-networks.json (no VSID subnet policy: a pasted list view or a shallow ConvertTo-Json)", cites...).
+			With(j.facts...).With("collect again: Get-HnsNetwork | ConvertTo-Json -Depth 8")
 	}
-	if len(problems) == 0 && ubrUnknown {
+	if len(j.problems) == 0 && j.ubrUnknown {
 		// A pasted build without its revision: KB4489899 decides and is unknown.
 		return c.Skip("build 17763's update revision (UBR) is not shown: KB4489899 (17763.379), which overlay networking needs, is not checked", cites...).
-			With(facts...).With("re-collect with: " + hostFieldCommands([]string{"UBR"}))
+			With(j.facts...).With("re-collect with: " + hostFieldCommands([]string{"UBR"}))
 	}
-	if len(problems) == 0 {
-		return c.Pass("Overlay prerequisites hold: "+strings.Join(facts, "; "), cites...)
+	if len(j.problems) == 0 {
+		return c.Pass("Overlay prerequisites hold: "+strings.Join(j.facts, "; "), cites...)
 	}
-	f := c.Fail(problems[0], cites...).With(problems[1:]...).With(facts...).
+	f := c.Fail(j.problems[0], cites...).With(j.problems[1:]...).With(j.facts...).
 		With("pods on this node cannot reach pods on other nodes over the overlay")
-	return f.WithFix(fixes[0])
+	return f.WithFix(j.fixes[0])
 }
 
 func uniq(ss []string) []string {
