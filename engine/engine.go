@@ -295,7 +295,7 @@ func Analyze(ctx context.Context, reg *probes.Registry, ev evidence.Evidence, no
 			Evidence: []string{"nodes/" + n}})
 	}
 	if len(nodes) == 0 && len(out) == 0 {
-		return nil, fmt.Errorf("no node evidence: expected folders nodes/<node-name>/ (see fixtures/scenarios/README.md)")
+		return nil, fmt.Errorf("no node evidence: expected folders nodes/<node-name>/ (wintroubleshoot probes --evidence lists the files each holds)")
 	}
 	known := map[string]bool{}
 	for _, n := range have {

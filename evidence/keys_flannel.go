@@ -2,7 +2,7 @@ package evidence
 
 import "github.com/wintroubleshoot/wintroubleshoot/evidence/decode"
 
-// FileFlannel is flanneld's subnet.env and the overlay source VIP files (DOMAIN.md
+// FileFlannel is flanneld's subnet.env and the overlay source VIP files (failure mode
 // FM-13). Evidence collected before this version lacks it and FLANNEL-STATE skips.
 const FileFlannel = "flannel.json"
 

@@ -90,7 +90,7 @@ func (c C) problem(path string, err error) Finding {
 	var miss *evidence.MissingError
 	if errors.As(err, &miss) && miss.Why == "" {
 		return c.Skip(fmt.Sprintf("no evidence at %s", path), path).
-			With("collect it with the command in fixtures/scenarios/README.md, or run wintroubleshoot against the node")
+			With("collect it with the command `wintroubleshoot probes --evidence` gives for it, or run wintroubleshoot against the node")
 	}
 	if errors.As(err, &miss) {
 		f := c.finding(Error, fmt.Sprintf("could not collect %s", path), []string{path}).With(miss.Why)

@@ -12,7 +12,7 @@ import (
 
 // flannelState (FLANNEL-STATE): on a flannel node, flanneld runs, its subnet.env holds the
 // node's spec.podCIDR and the cluster CIDR, and on overlay the source VIP kube-proxy uses
-// lies in the node's pod subnet (DOMAIN.md FM-13).
+// lies in the node's pod subnet (failure mode FM-13).
 //
 //   - flanneld writes C:\run\flannel\subnet.env at start from its lease, which with
 //     --kube-subnet-mgr is the Node's podCIDR (flannel main.go, pkg/subnet WriteSubnetFile:

@@ -24,7 +24,7 @@ import (
 //   - duplicate IPs: two local endpoints with one address (microsoft/SDN
 //     networkhealth's duplicate-IP check, `Get-HnsEndpoint | Group-Object IPAddress`);
 //     traffic to that pod goes to either.
-//   - more local endpoints than pods: the count DOMAIN.md FM-14 compares.
+//   - more local endpoints than pods: the count failure mode FM-14 compares.
 //
 // Addresses that are the node's own (the host vNIC endpoint of l2bridge, 10.x.x.2 on
 // cbr0) and kube-proxy's source VIP endpoint on overlay belong to no pod by design and
@@ -121,7 +121,7 @@ func (hnsEndpoints) Check(c C) Finding {
 		// Get-Service table): the one "leaked" endpoint may be its --source-vip, which
 		// has no pod. The evidence cannot tell, so say what to collect.
 		return c.Skip(fmt.Sprintf("cannot tell whether endpoint %s %s is kube-proxy's source VIP: its --source-vip is not in the pasted output", orphans[0].id, orphans[0].ip), cites...).With(
-			facts, "re-collect services.json as its evidence key says (`wintroubleshoot probes`, fixtures/scenarios/README.md: Win32_Service with PathName and nssm's AppParameters), or run wintroubleshoot against the node")
+			facts, "re-collect services.json as its evidence key says (`wintroubleshoot probes --evidence` gives the command: Win32_Service with PathName and nssm's AppParameters), or run wintroubleshoot against the node")
 	}
 	f := c.Fail(summary, cites...).With(append([]string{facts,
 		"expected: each local endpoint's IP is a running pod's IP on this node (or the node's own address)"}, details...)...)
@@ -256,5 +256,5 @@ func removeEndpointsFix(verify string, os []orphan) *Fix {
 		Impact:   "none for running pods: no pod on this node has these addresses",
 		Precheck: "each endpoint still exists with the address shown",
 		Notes: []string{"if endpoints keep leaking, restart kube-proxy to re-sync remote endpoints and load balancers; " +
-			"`Restart-Service hns` is the disruptive last resort (DOMAIN.md FM-14)"}}
+			"`Restart-Service hns` is the disruptive last resort (failure mode FM-14)"}}
 }

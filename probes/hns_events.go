@@ -115,7 +115,7 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// hnsRestartFix is the hnsautomitigator sequence DOMAIN.md FM-18 cites: restart HNS, then
+// hnsRestartFix is the hnsautomitigator sequence failure mode FM-18 cites: restart HNS, then
 // kube-proxy so it reprograms its policies. Disruptive: every pod on the node loses
 // networking while HNS restarts.
 func hnsRestartFix(verify string) *Fix {

@@ -25,7 +25,7 @@ import (
 //     "succeeds"; only the 1000 branch mitigates.)
 //
 // So 200 or more is suspicious (warn) and 1000 or more is a deadlock (fail). A healthy
-// HNS has far fewer; no source read gives a typical count (DOMAIN.md marks "tens" as not
+// HNS has far fewer; no source read gives a typical count (the failure catalogue marks "tens" as not
 // verified), so the scenarios' healthy values (30 to 60) are an assumption, and nothing
 // here depends on them. Where other services share HNS's svchost.exe (svchost splitting
 // off below 3.5 GB of memory), the count is theirs too and the probe says so instead of
@@ -48,7 +48,7 @@ func (hnsHealth) Check(c C) Finding {
 	if bad != nil {
 		if why := c.ev.CollectError(path); strings.Contains(why, "hns service is not installed") {
 			return c.Fail("the Host Network Service (hns) is not installed", path).
-				With("HNS comes with the Containers feature: Install-WindowsFeature -Name Containers; Restart-Computer (DOMAIN.md FM-22)")
+				With("HNS comes with the Containers feature: Install-WindowsFeature -Name Containers; Restart-Computer (failure mode FM-22)")
 		}
 		return c.notCollected(path, bad)
 	}

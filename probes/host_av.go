@@ -17,7 +17,7 @@ import (
 // (VSmbDisableOplocks under HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\
 // Virtualization\Containers), "Do not have zz values set" (any zz* value there) and "Do not
 // have FDVDenyWriteAccess set to 1" (HKLM:\SYSTEM\CurrentControlSet\Policies\Microsoft\FVE:
-// BitLocker's deny write access to fixed drives not protected by BitLocker, which DOMAIN.md
+// BitLocker's deny write access to fixed drives not protected by BitLocker, which the failure catalogue
 // FM-30 says "may cause failures in docker load or docker pull"; docker/docs' Windows
 // containers troubleshooting (PR #22892): the policy mounts fixed drives without BitLocker,
 // the containers' volumes included, read-only, and containers fail with "FSCTL_EXTEND_VOLUME
@@ -79,7 +79,7 @@ func (hostAV) Check(c C) Finding {
 		cmds = append(cmds, fmt.Sprintf(`Remove-ItemProperty -Path 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Virtualization\Containers' -Name %s`, psQuote(name)))
 	}
 	if d.DenyWrite() {
-		fails = append(fails, fmt.Sprintf("BitLocker policy FDVDenyWriteAccess is %s (Debug-ContainerHost: \"Do not have FDVDenyWriteAccess set to 1\"): writes to fixed drives without BitLocker are denied, the containers' volumes included: pulls and loads may fail (DOMAIN.md FM-30), containers with \"The media is write protected\" (docker/docs troubleshooting)", d.FDVDenyWriteAccess))
+		fails = append(fails, fmt.Sprintf("BitLocker policy FDVDenyWriteAccess is %s (Debug-ContainerHost: \"Do not have FDVDenyWriteAccess set to 1\"): writes to fixed drives without BitLocker are denied, the containers' volumes included: pulls and loads may fail (failure mode FM-30), containers with \"The media is write protected\" (docker/docs troubleshooting)", d.FDVDenyWriteAccess))
 		cmds = append(cmds, "turn off the Group Policy \"Deny write access to fixed drives not protected by BitLocker\" (Computer Configuration > Administrative Templates > Windows Components > BitLocker Drive Encryption > Fixed Data Drives), then gpupdate /force",
 			`Set-ItemProperty -Path 'HKLM:\SYSTEM\CurrentControlSet\Policies\Microsoft\FVE' -Name FDVDenyWriteAccess -Value 0   # only where no GPO sets it; a GPO writes it back`)
 	}

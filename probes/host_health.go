@@ -90,7 +90,7 @@ func updateHostFix(c C, b knownBadUpdate) *Fix {
 // hostPrereq (HOST-PREREQ): the host can run Kubernetes' Windows containers at all
 // (FM-22): its build is Windows Server 2019 (17763) or later, the oldest Windows the
 // Kubernetes Windows node documentation supports ("Windows containers in Kubernetes",
-// kubernetes.io: Windows Server 2019 and later; DOMAIN.md FM-22), and the Containers
+// kubernetes.io: Windows Server 2019 and later; failure mode FM-22), and the Containers
 // feature (the Host Compute Service every runtime calls) is Enabled: sig-windows-tools
 // hostprocess/Install-Containerd.ps1 installs it (Install-WindowsFeature -Name
 // Containers) and stops for a reboot before it installs containerd. host.json collected before the snippet read
@@ -183,7 +183,7 @@ func prefixAll(p string, ss []string) []string {
 // https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/):
 // below 10% free (nodefs.available) the kubelet reports DiskPressure and evicts pods;
 // below 15% (imagefs.available, and imageGCHighThresholdPercent 85) it garbage-collects
-// images and evicts. The EKS log collector refuses to run below 30% free (DOMAIN.md
+// images and evicts. The EKS log collector refuses to run below 30% free (failure mode
 // FM-28), so a support bundle may not be collectable either. Memory, pagefile commit and
 // ports are HOST-RESOURCES'; the image filesystem's use from resources.json (crictl
 // imagefsinfo) is quoted here, since image and snapshot bloat is the usual filler.
@@ -247,7 +247,7 @@ func diskFix(verify string) *Fix {
 			"crictl rmi --prune   # containerd; docker image prune -a on Docker nodes (both list what they remove)",
 			"Remove-Item C:\\Windows\\Minidump\\*, C:\\ProgramData\\Microsoft\\Windows\\WER\\ReportArchive\\* -Recurse   # crash dumps and reports",
 		},
-		Notes: []string{"lower the kubelet's imageGCHighThresholdPercent/imageGCLowThresholdPercent if images keep filling the disk (DOMAIN.md FM-28)"}}
+		Notes: []string{"lower the kubelet's imageGCHighThresholdPercent/imageGCLowThresholdPercent if images keep filling the disk (failure mode FM-28)"}}
 }
 
 // hostBuild reads host.json and its build number, or says why it cannot: the file's own

@@ -22,7 +22,7 @@ import (
 // registry value, then (nssm-wrapped services) nssm's AppEnvironmentExtra. So a proxy
 // set only for WinHTTP (netsh winhttp), only at user level (setx without /M), or only
 // on one of the runtime services reaches the runtime not at all: the Kubernetes and
-// Microsoft docs set the machine-level variables and restart the runtime (DOMAIN.md FM-31).
+// Microsoft docs set the machine-level variables and restart the runtime (failure mode FM-31).
 //
 // What NO_PROXY must spare follows kubeadm's preflight checks (HTTPProxy: the API server;
 // HTTPProxyCIDR: the first address of the Service and Pod CIDRs, "Make sure that Pod and

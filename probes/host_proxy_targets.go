@@ -189,7 +189,7 @@ func proxyFix(c C, p decode.Proxy, ks []consumer, missing []string, targets []pr
 	}
 	fix := &Fix{ID: "set-proxy", Title: title, Verify: c.id, Commands: cmds, Disruptive: true,
 		Impact: "the runtime restarts (as RUNTIME-LEFTOVERS' restart does): pulls under way are retried; drain first if its containers must not restart",
-		Notes:  []string{"the Kubernetes and Microsoft docs: machine-level HTTP_PROXY/HTTPS_PROXY/NO_PROXY, then restart the runtime (DOMAIN.md FM-31)"}}
+		Notes:  []string{"the Kubernetes and Microsoft docs: machine-level HTTP_PROXY/HTTPS_PROXY/NO_PROXY, then restart the runtime (failure mode FM-31)"}}
 	if !want.Set() || strings.Contains(want.HTTP+want.HTTPS, decode.RedactedUserinfo) {
 		fix.Kind = Manual
 		fix.Notes = append(fix.Notes, "the proxy URL carries credentials (redacted on the node) or is unknown: put the real URL in place of the placeholder")

@@ -98,7 +98,7 @@ func (serviceLBs) Check(c C) Finding {
 }
 
 // sourceVIPOutside says which source VIP lies outside every pod network of the node (a
-// SourceVip.json left from before a rejoin: DOMAIN.md FM-13), with the path it read.
+// SourceVip.json left from before a rejoin: failure mode FM-13), with the path it read.
 func (c C) sourceVIPOutside(vips map[string]bool) (string, string) {
 	nets, ok := optional(c, evidence.HNSNetworks)
 	if !ok {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/wintroubleshoot/wintroubleshoot/evidence"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -33,13 +35,17 @@ func extraCommands(_ context.Context, streams genericiooptions.IOStreams, live *
 // carries.
 func newProbesCmd(streams genericiooptions.IOStreams) *cobra.Command {
 	var output string
+	var files bool
 	cmd := &cobra.Command{
 		Use:     "probes",
 		Short:   "List the probes, what each judges and the evidence it reads",
-		Example: "  wintroubleshoot probes\n  wintroubleshoot probes -o markdown",
+		Example: "  wintroubleshoot probes\n  wintroubleshoot probes -o markdown\n  wintroubleshoot probes --evidence",
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			reg := probes.Default()
+			if files {
+				return printEvidenceContract(streams.Out)
+			}
 			switch output {
 			case "markdown":
 				_, err := io.WriteString(streams.Out, reg.Markdown())
@@ -61,5 +67,18 @@ func newProbesCmd(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or markdown")
+	cmd.Flags().BoolVar(&files, "evidence", false, "list every evidence file with the command that produces it by hand and the format it is read in")
 	return cmd
+}
+
+// printEvidenceContract prints each evidence file, the command that produces it and the
+// format its decoder accepts: what to ask a customer to run when a file is missing.
+func printEvidenceContract(w io.Writer) error {
+	for _, k := range evidence.All() {
+		m := k.Meta()
+		if _, err := fmt.Fprintf(w, "%s\n  command: %s\n  format:  %s\n", k.Path("<node>"), m.Command, m.Format); err != nil {
+			return err
+		}
+	}
+	return nil
 }

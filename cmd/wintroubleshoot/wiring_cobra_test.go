@@ -116,3 +116,20 @@ func TestKubectlPlugin(t *testing.T) {
 		t.Errorf("rename: %q", got)
 	}
 }
+
+// TestProbesListsTheEvidenceContract: `probes --evidence`, which skips and errors point
+// to, names every evidence file with its command, so a customer can be asked for it.
+func TestProbesListsTheEvidenceContract(t *testing.T) {
+	code, out, errOut := run(t, "probes", "--evidence")
+	if code != 0 {
+		t.Fatalf("probes --evidence: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"nodes/<node>/services.json\n  command: `Get-CimInstance Win32_Service", "cluster/nodes.json\n  command: `kubectl get nodes -o json`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("probes --evidence lacks %q", want)
+		}
+	}
+	if n := strings.Count(out, "\n  command: "); n < 40 {
+		t.Errorf("probes --evidence lists %d files, want every key", n)
+	}
+}
