@@ -177,30 +177,26 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		}
 		tree.SetIntake(intake.Intake)
 	}
-	s := &session{engine: &engine.Engine{Registry: probes.Default(), Dial: a.transports().Dialer(streams.ErrOut),
-		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Reached: engine.NewReachLog(), Scripts: new(sweep.Plans)}}
 	client, kerr := kube.NewWithLimit(o.kube, kube.FleetRateLimit(a.concurrency, a.kubeQPS, a.kubeBurst))
 	if kerr != nil && o.explicitCluster() {
 		// A cluster named but not loadable (a mistyped --context, a malformed
 		// --kubeconfig) is bad input: probing the --node list alone would hide it.
 		return nil, usageErr("%v", kerr)
 	}
-	var found []engine.Discovered
+	opts := engine.ConnectOptions{Registry: probes.Default(), Transports: a.transports(), Warn: streams.ErrOut,
+		Concurrency: a.concurrency, Timeout: a.timeout, Tree: tree, Discover: a.linux.discovered,
+		NodeLogs: kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax}}
 	if kerr == nil {
-		var disc kube.Discovery
-		disc, kerr = client.Collect(ctx, tree)
-		if kerr != nil {
-			kerr = &unreachableError{context: client.Context(), server: client.Server(), err: kerr}
-		}
-		found = a.linux.discovered(disc)
-		s.client = client
-		a.transports().Attach(client)
+		opts.Client = client
+	}
+	conn := engine.Connect(ctx, opts)
+	s := &session{engine: conn.Engine, client: conn.Client, source: conn.Source, cluster: conn.Cluster, context: conn.Context}
+	found := conn.Found
+	if conn.ClusterErr != nil {
+		kerr = &unreachableError{context: conn.Context, server: conn.Cluster, err: conn.ClusterErr}
+	}
+	if conn.Client != nil {
 		s.gate = a.installGate(streams.ErrOut, client.Namespace)
-		s.engine.Logs = func(ctx context.Context, tree *evidence.Tree, node string, names []string) {
-			client.FillNodeLogs(ctx, tree, node, names, kube.NodeLogOptions{Since: a.nodeLogSince, MaxBytes: a.nodeLogMax})
-		}
-		s.cluster, s.context = client.Server(), client.Context()
-		s.source = "live cluster " + s.context
 	}
 	if kerr != nil {
 		if len(overrides) == 0 {
@@ -208,9 +204,6 @@ func (o *liveOptions) connect(ctx context.Context, streams genericiooptions.IOSt
 		}
 		fmt.Fprintln(streams.ErrOut, safeLine(fmt.Sprintf("warning: no cluster evidence, probing the --node list only: %v", kerr)))
 		s.source = "nodes " + strings.Join(order, ", ")
-		// A cluster that did not answer is no cluster to fix through or re-read before a
-		// fix (re-reading it would refuse every node fix); its address stays in the report.
-		s.client = nil
 	}
 	if len(found) == 0 && kerr == nil && len(overrides) == 0 {
 		what := "Windows nodes (label kubernetes.io/os=windows)"
