@@ -334,16 +334,36 @@ func (c C) containerdRefusesConfig() (Finding, bool) {
 		Commands: []string{`& 'C:\Program Files\containerd\containerd.exe' config dump   # fails the same way until the file is fixed`,
 			"remove the repeated [table] header (merge its keys into the first), then Restart-Service containerd"},
 		Impact: "containers keep running; new pods wait while containerd restarts"}
-	if _, running := decode.FindProcess(procs, "containerd"); running {
-		return c.Warn("containerd's config file is one containerd refuses: "+cfg.Refused, path, c.Path(evidence.Processes)).
+	running, known, cites := c.containerdRuns(procs, procsOK)
+	cites = append([]string{path}, cites...)
+	switch {
+	case running:
+		return c.Warn("containerd's config file is one containerd refuses: "+cfg.Refused, cites...).
 			With("the running containerd loaded an earlier version of the file; it will not start again with this one (after a reboot or restart the node has no runtime)").
 			WithFix(fix), true
-	}
-	cites := []string{path}
-	if procsOK {
-		cites = append(cites, c.Path(evidence.Processes))
+	case !known:
+		// A bundle without processes.json or services.json: the file is refused, whether
+		// the node has a runtime now is not shown.
+		return c.Warn("containerd's config file is one containerd refuses: "+cfg.Refused, cites...).
+			With("whether containerd runs now is not in the evidence (no processes.json or services.json): if it is stopped it cannot start; if it runs, it will not start again with this file").
+			WithFix(fix), true
 	}
 	return c.Fail("containerd does not start with its config file: "+cfg.Refused, cites...).WithFix(fix), true
+}
+
+// containerdRuns says whether containerd runs, from its process or else its service, and
+// whether the evidence shows either, with the files it read.
+func (c C) containerdRuns(procs []decode.Process, procsOK bool) (running, known bool, cites []string) {
+	if procsOK {
+		_, running = decode.FindProcess(procs, "containerd")
+		return running, true, []string{c.Path(evidence.Processes)}
+	}
+	svcs, ok := optional(c, evidence.WindowsServices)
+	if !ok {
+		return false, false, nil
+	}
+	s, found := decode.FindService(svcs, "containerd")
+	return found && s.Status == "Running", true, []string{c.Path(evidence.WindowsServices)}
 }
 
 // runtimeConfigElsewhere is the config file containerd runs with (--config or -c on its
