@@ -217,7 +217,7 @@ func (w *jsonWalk) scalar(start, end int) {
 		v := w.b[start:end]
 		num := len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
 		strong := f.secret || strongSecretName(f.key)
-		if string(v) != "null" && (strong || num && w.key([]byte(f.key)).secret) {
+		if string(v) != "null" && (strong || num && w.key([]byte(f.key)).secret && !countName(f.key)) {
 			w.counts[RuleSecretKey]++
 			w.replace(start, end, []byte(Replacement))
 		}

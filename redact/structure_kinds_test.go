@@ -129,3 +129,24 @@ func TestStructureKeepingKeeps(t *testing.T) {
 		}
 	}
 }
+
+// TestPassCountsKept: "pass" names a password in configs, but a count or a verdict under
+// it is a summary (our own findings.json: {"pass": 5}), kept whole in JSON and YAML, while
+// a string under it is still a secret.
+func TestPassCountsKept(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{
+		"findings.json": `{"summary": {"nodes": 1, "pass": 5, "fail": 0}}`,
+		"results.yaml":  "summary:\n  pass: 5\n  fail: 0\n",
+	} {
+		if got := string(r.Bytes(name, []byte(in))); got != in {
+			t.Errorf("%s: a count under pass was redacted:\n%s", name, got)
+		}
+	}
+	if got := string(r.Bytes("c.json", []byte(`{"pass": "hunter2-S3cret"}`))); strings.Contains(got, "hunter2") {
+		t.Errorf("a string under pass leaked: %s", got)
+	}
+}

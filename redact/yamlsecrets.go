@@ -153,7 +153,7 @@ func (y *yamlSecrets) opens(l []byte, k yamlKey) {
 		y.block, y.bsec = k.ind, true
 	case blockIndicator(l[k.vs:k.ve]):
 		y.block, y.bsec = k.ind, false
-	case secretName(k.key) && !empty && (!isBool(l[k.vs:k.ve]) || strongSecretName(k.key)):
+	case secretName(k.key) && !empty && (!isBool(l[k.vs:k.ve]) || strongSecretName(k.key)) && !(countName(k.key) && numeric(l[k.vs:k.ve])):
 		y.out = y.replaceValue(l, k)
 		return
 	}
@@ -293,4 +293,20 @@ func looksBase64(v []byte) bool {
 	}
 	_, err := base64.StdEncoding.DecodeString(string(v))
 	return err == nil
+}
+
+// numeric says whether a plain YAML value is a number (a count under "pass").
+func numeric(v []byte) bool {
+	if len(v) > 0 && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	if len(v) == 0 {
+		return false
+	}
+	for _, c := range v {
+		if (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return true
 }

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/utils/ptr"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,6 +58,7 @@ func seed(t *testing.T, cs *kubernetes.Clientset, fsys fs.FS) map[string]string 
 		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		renewLease(t, cs, n.Name)
 	}
 	svcs, err := decode.Services(evidence.PathServices, read(evidence.PathServices))
 	if err != nil {
@@ -125,6 +130,20 @@ func withPodUIDs(t *testing.T, fsys fs.FS, uids map[string]string) fs.FS {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// renewLease writes the node's Lease in kube-node-lease as its kubelet does
+// (component-helpers' lease controller: holder the node, renewTime the kubelet's clock,
+// which is this machine's here), so CLOCK-SKEW judges the live cluster as the recorded one.
+func renewLease(t *testing.T, cs *kubernetes.Clientset, node string) {
+	t.Helper()
+	ensureNamespace(t, cs, "kube-node-lease")
+	now := metav1.NewMicroTime(time.Now())
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node, Namespace: "kube-node-lease"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &node, LeaseDurationSeconds: ptr.To[int32](40), RenewTime: &now}}
+	if _, err := cs.CoordinationV1().Leases("kube-node-lease").Create(context.Background(), l, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("lease of %s: %v", node, err)
+	}
 }
 
 func ensureNamespace(t *testing.T, cs *kubernetes.Clientset, ns string) {
