@@ -164,24 +164,21 @@ func (fleetPatch) Check(c C) Finding {
 			With("read the update on the node: (Get-ItemProperty 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion').UBR")
 	}
 	key, what := poolOf(self)
-	newest, newestNode, peers := ubr, c.node, 0
+	pool := poolsOf(c, nodes)[key]
+	newest, newestNode := ubr, c.node
+	if nb, ok := pool.newest[build]; ok && nb.ubr > newest {
+		newest, newestNode = nb.ubr, nb.node
+	}
+	peers := pool.windows - 1
 	var builds []string
-	for _, n := range nodes {
-		if n.Name == self.Name || !decode.IsWindows(n) {
+	for _, b := range pool.order {
+		if b == build {
 			continue
 		}
-		if k, _ := poolOf(n); k != key {
-			continue
-		}
-		peers++
-		b, u, ok := winVersion(n)
-		if b != build {
-			builds = append(builds, fmt.Sprintf("%s on %s", n.Name, n.Status.NodeInfo.KernelVersion))
-			continue
-		}
-		if ok && u > newest {
-			newest, newestNode = u, n.Name
-		}
+		builds = append(builds, pool.onBuild[b]...)
+	}
+	if len(builds) > 5 {
+		builds = append(builds[:5], fmt.Sprintf("and %d more", len(builds)-5))
 	}
 	if peers == 0 {
 		return c.Pass(fmt.Sprintf("the only Windows node of %s: nothing to compare", what), p)
@@ -202,4 +199,58 @@ func (fleetPatch) Check(c C) Finding {
 			"# managed pools: upgrade the node image (az aks nodepool upgrade --node-image-only, a new EKS AMI, a new Anthos template); otherwise drain the node, install the update the pool runs (Windows Update or its .msu), reboot, uncordon",
 		},
 		Notes: []string{"HOST-KNOWN-BUILD says whether the newer update is a known-bad one before the rest follow"}})
+}
+
+// fleetPool is one pool's Windows nodes, summarized once per run so each node's judgement
+// is constant time (a fleet of one pool made it quadratic): the newest update per build,
+// and the nodes on each build as the finding names them (at most 6 per build).
+type fleetPool struct {
+	windows int
+	order   []string // builds in node-list order
+	onBuild map[string][]string
+	newest  map[string]struct {
+		ubr  int
+		node string
+	}
+}
+
+const fleetPoolsMemo = "probes.fleetPools"
+
+func poolsOf(c C, nodes []corev1.Node) map[string]*fleetPool {
+	build := func() map[string]*fleetPool {
+		out := map[string]*fleetPool{}
+		for _, n := range nodes {
+			if !decode.IsWindows(n) {
+				continue
+			}
+			k, _ := poolOf(n)
+			p := out[k]
+			if p == nil {
+				p = &fleetPool{onBuild: map[string][]string{}, newest: map[string]struct {
+					ubr  int
+					node string
+				}{}}
+				out[k] = p
+			}
+			p.windows++
+			b, u, ok := winVersion(n)
+			if _, seen := p.onBuild[b]; !seen {
+				p.order = append(p.order, b)
+			}
+			if len(p.onBuild[b]) < 6 {
+				p.onBuild[b] = append(p.onBuild[b], fmt.Sprintf("%s on %s", n.Name, n.Status.NodeInfo.KernelVersion))
+			}
+			if cur, have := p.newest[b]; ok && (!have || u > cur.ubr) {
+				p.newest[b] = struct {
+					ubr  int
+					node string
+				}{u, n.Name}
+			}
+		}
+		return out
+	}
+	if !sameList(c.ev, evidence.ClusterNodes, nodes) {
+		return build()
+	}
+	return memoized(c.ev.Memo, evidence.PathNodes, fleetPoolsMemo, build)
 }

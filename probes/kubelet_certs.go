@@ -39,7 +39,7 @@ type kubeletCerts struct{}
 func (kubeletCerts) Spec() Spec {
 	return Spec{ID: "KUBELET-CERTS", Layouts: allLayouts(),
 		Title: "the kubelet's client and serving certificates are valid now and renewed before they expire",
-		FM:    []string{"FM-34"}, Reads: []evidence.Ref{evidence.KubeletCerts, evidence.KubeletLog, evidence.Host}}
+		FM:    []string{"FM-34"}, Reads: []evidence.Ref{evidence.KubeletCerts, evidence.KubeletLog}}
 }
 
 // certWordings are the kubelet log lines of a certificate problem, each a set of words
@@ -65,12 +65,9 @@ func (kubeletCerts) Check(c C) Finding {
 	if bad != nil {
 		return c.notCollected(path, bad)
 	}
+	// The snippet records the node's clock with the certificates: no other file's time
+	// stands in for it (host.json may come from another collection).
 	now, ok := kc.Now()
-	if !ok {
-		if h, okh := optional(c, evidence.Host); okh {
-			now, ok = h.CollectionTime()
-		}
-	}
 	if !ok {
 		return c.Skip(path+" has no CollectedAt, so the certificates' validity cannot be judged against the node's clock", path).
 			With("collect again with this version (the snippet records the node's clock)")
