@@ -91,6 +91,10 @@ func exampleExits() map[string]int {
 	return map[string]int{
 		// wintroubleshoot --help
 		"wintroubleshoot": 0,
+		// probes --help, version --help
+		"wintroubleshoot probes --evidence": 0,
+		"wintroubleshoot version":           0,
+		"wintroubleshoot version -o json":   0,
 		"WTS_PASSWORD=... wintroubleshoot --report --node-user Administrator -o markdown": 1,
 		"wintroubleshoot analyze ./evidence-folder":                                       1,
 		// routes-missing has no Linux workers: --linux-nodes finds none and judges win-1

@@ -46,7 +46,7 @@ func exitCases(t *testing.T) map[string]func(t *testing.T) []exitRun {
 			noClusterHere(t)
 			node := []string{"--report", "--node", "win-1=192.0.2.1"}
 			runs := []exitRun{
-				{args: []string{"--report", "-o", "yaml"}, stderr: "--output"},
+				{args: []string{"--report", "-o", "xml"}, stderr: "--output"},
 				{args: []string{"--report", "--fail-on", "pass"}, stderr: "--fail-on"},
 				{args: []string{"--report", "--transport", "telnet"}, stderr: "--transport"},
 				{args: append([]string{"--winrm-auth", "kerberos"}, node...), stderr: "--winrm-auth"},

@@ -22,7 +22,8 @@ template=$root/docs/krew/wintroubleshoot.yaml
 mkdir -p "$dist"
 dist=$(cd "$dist" && pwd)
 # Build what is committed, from a clone: the go command then stamps the commit and its
-# time into the binary (runtime/debug.ReadBuildInfo), which `version` prints.
+# time into the binary (runtime/debug.ReadBuildInfo), which `version` prints; -buildvcs=true
+# keeps that so where GOFLAGS turns stamping off.
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 git clone -q "$root" "$src/tree"
@@ -54,7 +55,7 @@ for p in $platforms; do
 	mkdir -p "$work/docs"
 	bin=kubectl-wintroubleshoot
 	[ "$os" = windows ] && bin=$bin.exe
-	(cd "$src/tree" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath \
+	(cd "$src/tree" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=true \
 		-ldflags "-s -w -X main.releaseVersion=$version" -o "$work/$bin" ./cmd/wintroubleshoot)
 	cp "$src/tree/README.md" "$src/tree/LICENSE" "$src/tree/docs/krew/kubectl_complete-wintroubleshoot" "$work/"
 	cp "$src/tree/docs/rbac.yaml" "$work/docs/"
